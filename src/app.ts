@@ -1,0 +1,117 @@
+import { randomUUID } from 'node:crypto';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import FindMyWay, { type HTTPMethod } from 'find-my-way';
+import { type Board, openBoard } from './board.js';
+import type { Clock } from './clock.js';
+import type { Config } from './config/load-config.js';
+import { API_PREFIX } from './http/api-prefix.js';
+import { installAuthHook } from './http/auth-hook.js';
+import { installProblemHandlers } from './http/problem.js';
+import { registerSystemRoutes } from './http/routes/system-routes.js';
+import { BAUD_VERSION } from './version.js';
+
+export interface BuildAppOptions {
+  /** An already open board (tests, `baud serve`); otherwise one is opened and closed with the app. */
+  readonly board?: Board;
+  readonly clock?: Clock;
+  /** Fastify logger options; defaults to pino at the configured level. */
+  readonly logger?: FastifyServerOptions['logger'];
+}
+
+export type BaudApp = FastifyInstance;
+
+const ROUTABLE_METHODS: readonly HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+
+/** Secrets that must never reach a log line, wherever a serializer might pick them up. */
+const REDACTED_PATHS = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'req.headers["x-baud-api-key"]',
+  'res.headers["set-cookie"]',
+];
+
+/**
+ * Builds the HTTP app for a board: every API route under `/_baud/api/v1`, one auth hook,
+ * one error path (problem+json), OpenAPI document and docs page. Does not listen.
+ */
+export async function buildApp(config: Config, options: BuildAppOptions = {}): Promise<BaudApp> {
+  const board = options.board ?? (await openBoard(config, options.clock ? { clock: options.clock } : {}));
+  const web = config.contentServers.web;
+  const app = Fastify({
+    logger: options.logger ?? { level: config.logging.level, redact: REDACTED_PATHS },
+    genReqId: () => randomUUID(),
+
+    trustProxy: Array.isArray(web.trustProxy) ? [...web.trustProxy] : (web.trustProxy as boolean | string),
+    bodyLimit: web.bodyLimitBytes,
+    requestTimeout: web.requestTimeoutSeconds * 1000,
+    keepAliveTimeout: web.keepAliveTimeoutSeconds * 1000,
+    connectionTimeout: web.requestTimeoutSeconds * 1000,
+    return503OnClosing: true,
+    ajv: {
+      // Unknown body fields are errors (PUT /users/me), not silently dropped; every problem is reported.
+      customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: true },
+    },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+  app.server.headersTimeout = web.headersTimeoutSeconds * 1000;
+
+  if (!options.board) app.addHook('onClose', () => board.close());
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  // A second router that only knows which methods exist per path, to tell 405 from 404.
+  const methodsByPath = FindMyWay({ ignoreTrailingSlash: false });
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) {
+      if (!methodsByPath.hasRoute(method as HTTPMethod, route.url))
+        methodsByPath.on(method as HTTPMethod, route.url, () => {});
+    }
+  });
+  const allowedMethods = (url: string) => {
+    const path = url.split('?')[0] ?? url;
+    return ROUTABLE_METHODS.filter((method) => methodsByPath.find(method, path) !== null);
+  };
+  installProblemHandlers(app, allowedMethods);
+
+  if (web.restApi.enabled) {
+    await registerOpenApi(app);
+    installAuthHook(app, board);
+    await app.register(
+      async (api) => {
+        registerSystemRoutes(api, board);
+      },
+      { prefix: API_PREFIX },
+    );
+  }
+  return app;
+}
+
+async function registerOpenApi(app: FastifyInstance): Promise<void> {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'baud REST API',
+        version: BAUD_VERSION,
+        description: 'JSON REST API of the baud bulletin board system.',
+      },
+      servers: [{ url: '/' }],
+      components: {
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', description: 'Access token (JWT) or API key (baud_…)' },
+          apiKey: { type: 'apiKey', in: 'header', name: 'X-Baud-API-Key' },
+        },
+      },
+    },
+  });
+  await app.register(async (docs) => {
+    docs.addHook('onRoute', (route) => {
+      route.config = { ...route.config, access: 'public' };
+    });
+    await docs.register(swaggerUi, { routePrefix: `${API_PREFIX}/docs`, staticCSP: true });
+    docs.get(`${API_PREFIX}/openapi.json`, { schema: { hide: true } }, async () => app.swagger());
+  });
+}

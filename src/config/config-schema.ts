@@ -1,0 +1,228 @@
+import { type Static, Type } from 'typebox';
+import { Value } from 'typebox/value';
+
+/**
+ * The configuration file's schema. Every key has a default, so an empty file (or none) is a
+ * valid board. Paths that are left empty are derived from the data directory by
+ * `loadConfig` (see `resolveDerivedPaths`).
+ */
+
+const Strict = { additionalProperties: false } as const;
+
+const AcsPair = Type.Object(
+  {
+    read: Type.Optional(Type.String({ description: 'ACS string for reading; empty = every authenticated user' })),
+    write: Type.Optional(Type.String({ description: 'ACS string for posting / uploading' })),
+  },
+  { ...Strict, default: {} },
+);
+
+const FileAcs = Type.Object(
+  {
+    read: Type.Optional(Type.String()),
+    write: Type.Optional(Type.String()),
+    download: Type.Optional(Type.String()),
+  },
+  { ...Strict, default: {} },
+);
+
+const GlobList = Type.Array(Type.String({ minLength: 1 }), { default: [] });
+const AllowRule = Type.Object({ include: GlobList, exclude: GlobList }, { ...Strict, default: {} });
+export type AllowRule = Static<typeof AllowRule>;
+
+/** Conference, area and storage tags: they appear in URLs, so a conservative alphabet. */
+export const TAG_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/;
+const Tag = Type.String({ pattern: TAG_PATTERN.source });
+
+const MessageArea = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 128 }),
+    desc: Type.String({ default: '', maxLength: 1024 }),
+    acs: AcsPair,
+  },
+  Strict,
+);
+
+const MessageConference = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 128 }),
+    desc: Type.String({ default: '', maxLength: 1024 }),
+    acs: AcsPair,
+    areas: Type.Record(Tag, MessageArea, { default: {} }),
+  },
+  Strict,
+);
+
+const FileArea = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 128 }),
+    desc: Type.String({ default: '', maxLength: 1024 }),
+    storageTags: Type.Array(Tag, { minItems: 1 }),
+    acs: FileAcs,
+  },
+  Strict,
+);
+
+export const MAX_UPLOAD_BYTES = 512 * 1024 * 1024;
+
+export const ConfigSchema = Type.Object(
+  {
+    general: Type.Object(
+      {
+        boardName: Type.String({ default: 'baud', minLength: 1, maxLength: 128 }),
+        sysopName: Type.Optional(Type.String({ maxLength: 64 })),
+        closedSystem: Type.Boolean({ default: false }),
+      },
+      { ...Strict, default: {} },
+    ),
+    paths: Type.Object(
+      {
+        dataDir: Type.String({ default: './data', minLength: 1 }),
+      },
+      { ...Strict, default: {} },
+    ),
+    database: Type.Object(
+      {
+        url: Type.String({
+          default: '',
+          description: 'sqlite:<path> or postgres://…; empty = sqlite:<dataDir>/baud.db',
+        }),
+        poolSize: Type.Integer({ default: 10, minimum: 1, maximum: 200 }),
+      },
+      { ...Strict, default: {} },
+    ),
+    logging: Type.Object(
+      {
+        level: Type.Union(
+          [
+            Type.Literal('fatal'),
+            Type.Literal('error'),
+            Type.Literal('warn'),
+            Type.Literal('info'),
+            Type.Literal('debug'),
+            Type.Literal('trace'),
+            Type.Literal('silent'),
+          ],
+          { default: 'info' },
+        ),
+      },
+      { ...Strict, default: {} },
+    ),
+    users: Type.Object(
+      {
+        defaultGroups: Type.Array(Type.String({ minLength: 1 }), { default: ['users'] }),
+        passwordMinLength: Type.Integer({ default: 8, minimum: 1, maximum: 1024 }),
+      },
+      { ...Strict, default: {} },
+    ),
+    contentServers: Type.Object(
+      {
+        web: Type.Object(
+          {
+            address: Type.String({ default: '127.0.0.1' }),
+            port: Type.Integer({ default: 8080, minimum: 0, maximum: 65535 }),
+            trustProxy: Type.Union([Type.Boolean(), Type.String(), Type.Array(Type.String())], { default: false }),
+            requestTimeoutSeconds: Type.Integer({ default: 600, minimum: 1 }),
+            headersTimeoutSeconds: Type.Integer({ default: 30, minimum: 1 }),
+            keepAliveTimeoutSeconds: Type.Integer({ default: 10, minimum: 1 }),
+            shutdownTimeoutSeconds: Type.Integer({ default: 30, minimum: 1 }),
+            bodyLimitBytes: Type.Integer({ default: 1024 * 1024, minimum: 1024, maximum: 16 * 1024 * 1024 }),
+            restApi: Type.Object(
+              {
+                enabled: Type.Boolean({ default: true }),
+                corsAllowedOrigins: Type.Array(Type.String({ minLength: 1 }), { default: [] }),
+                jwtSecret: Type.Optional(Type.String({ minLength: 32 })),
+                secureCookies: Type.Boolean({ default: false }),
+                refreshFamilyMaxAgeDays: Type.Integer({ default: 90, minimum: 1 }),
+                loginThrottle: Type.Object(
+                  {
+                    maxFailures: Type.Integer({ default: 10, minimum: 1 }),
+                    windowSeconds: Type.Integer({ default: 900, minimum: 1 }),
+                  },
+                  { ...Strict, default: {} },
+                ),
+                system: Type.Object(
+                  {
+                    public: Type.Object(
+                      {
+                        info: Type.Boolean({ default: true }),
+                        nodes: Type.Boolean({ default: false }),
+                        'last-callers': Type.Boolean({ default: true }),
+                        stats: Type.Boolean({ default: true }),
+                      },
+                      { ...Strict, default: {} },
+                    ),
+                  },
+                  { ...Strict, default: {} },
+                ),
+                messages: Type.Object(
+                  { publicAccess: Type.Record(Tag, AllowRule, { default: {} }) },
+                  { ...Strict, default: {} },
+                ),
+                files: Type.Object(
+                  {
+                    publicAccess: Type.Union(
+                      [AllowRule, Type.Record(Tag, AllowRule, { additionalProperties: false })],
+                      {
+                        default: {},
+                      },
+                    ),
+                  },
+                  { ...Strict, default: {} },
+                ),
+              },
+              { ...Strict, default: {} },
+            ),
+          },
+          { ...Strict, default: {} },
+        ),
+      },
+      { ...Strict, default: {} },
+    ),
+    messageConferences: Type.Record(Tag, MessageConference, { default: {} }),
+    fileBase: Type.Object(
+      {
+        maxUploadBytes: Type.Integer({ default: MAX_UPLOAD_BYTES, minimum: 1, maximum: MAX_UPLOAD_BYTES }),
+        storageTags: Type.Record(Tag, Type.String({ minLength: 1 }), { default: {} }),
+        areas: Type.Record(Tag, FileArea, { default: {} }),
+      },
+      { ...Strict, default: {} },
+    ),
+  },
+  Strict,
+);
+
+export type ConfigFile = Static<typeof ConfigSchema>;
+
+/**
+ * TypeBox's `Value.Default` does not descend into records (conferences, areas, allowlist
+ * rules), so their members' defaults are filled here, before validation.
+ */
+export function fillConfigDefaults(raw: unknown): unknown {
+  const config = Value.Default(ConfigSchema, raw) as Record<string, unknown>;
+  const mapRecord = (record: unknown, fill: (value: unknown) => unknown) => {
+    if (!isPlainObject(record)) return;
+    for (const [key, value] of Object.entries(record)) record[key] = fill(value);
+  };
+  mapRecord(config.messageConferences, (conference) => {
+    const filled = Value.Default(MessageConference, conference);
+    if (isPlainObject(filled)) mapRecord(filled.areas, (area) => Value.Default(MessageArea, area));
+    return filled;
+  });
+  const fileBase = config.fileBase;
+  if (isPlainObject(fileBase)) mapRecord(fileBase.areas, (area) => Value.Default(FileArea, area));
+  const restApi = (config.contentServers as { web?: { restApi?: Record<string, unknown> } } | undefined)?.web?.restApi;
+  const messages = restApi?.messages;
+  if (isPlainObject(messages)) mapRecord(messages.publicAccess, (rule) => Value.Default(AllowRule, rule));
+  const files = restApi?.files;
+  if (isPlainObject(files) && isPlainObject(files.publicAccess)) {
+    const rule = files.publicAccess;
+    if ('include' in rule || 'exclude' in rule) files.publicAccess = Value.Default(AllowRule, rule);
+    else mapRecord(rule, (perTag) => Value.Default(AllowRule, perTag));
+  }
+  return config;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,222 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import Hjson from 'hjson';
+import { Value } from 'typebox/value';
+import { ConfigError } from './config-error.js';
+import { type ConfigFile, ConfigSchema, fillConfigDefaults, TAG_PATTERN } from './config-schema.js';
+
+/** The validated, path-resolved and frozen configuration every other module reads. */
+export type Config = DeepReadonly<ConfigFile> & {
+  /** Where the configuration came from; `exists` is false when every value is a default. */
+  readonly source: { readonly configPath: string; readonly exists: boolean };
+};
+
+type DeepReadonly<T> = T extends (infer E)[]
+  ? readonly DeepReadonly<E>[]
+  : T extends object
+    ? { readonly [K in keyof T]: DeepReadonly<T[K]> }
+    : T;
+
+/** The environment variables baud reads; nothing else in the code base reads `process.env`. */
+export type BaudEnvironment = Readonly<Record<string, string | undefined>>;
+
+export interface LoadConfigOptions {
+  /** `--config` from the command line; wins over `BAUD_CONFIG`. */
+  readonly configPath?: string;
+  readonly env?: BaudEnvironment;
+  /** Relative paths resolve against this directory (the process's working directory). */
+  readonly cwd?: string;
+}
+
+/** Where the configuration file is looked for, without reading it. */
+export function resolveConfigPath(options: LoadConfigOptions = {}): string {
+  const env = options.env ?? {};
+  const cwd = options.cwd ?? process.cwd();
+  const explicit = options.configPath ?? env.BAUD_CONFIG;
+  if (explicit) return path.resolve(cwd, explicit);
+  return path.resolve(cwd, env.BAUD_DATA_DIR ?? './data', 'config.hjson');
+}
+
+/**
+ * Reads the HJSON configuration file (if present), applies environment overrides, fills
+ * defaults, validates and freezes it. Throws `ConfigError` naming the offending key.
+ *
+ * A missing file is fine when it is the default location (every key has a default); a file
+ * named explicitly with `--config` / `BAUD_CONFIG` must exist.
+ */
+export function loadConfig(options: LoadConfigOptions = {}): Config {
+  const env = options.env ?? {};
+  const cwd = options.cwd ?? process.cwd();
+  const configPath = resolveConfigPath(options);
+  const exists = existsSync(configPath);
+  if (!exists && (options.configPath ?? env.BAUD_CONFIG)) {
+    throw new ConfigError(`configuration file not found: ${configPath}`);
+  }
+  const raw = exists ? parseHjsonFile(configPath) : {};
+  return configFromObject(raw, { env, cwd, configPath, exists });
+}
+
+/** Validates an already-parsed configuration object (tests build boards this way). */
+export function configFromObject(
+  raw: unknown,
+  context: { env?: BaudEnvironment; cwd?: string; configPath?: string; exists?: boolean } = {},
+): Config {
+  const env = context.env ?? {};
+  const cwd = context.cwd ?? process.cwd();
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    throw new ConfigError('configuration: the top level must be an object');
+  }
+  const withEnv = applyEnvironmentOverrides(structuredClone(raw) as Record<string, unknown>, env);
+  const filled = fillConfigDefaults(withEnv);
+  // 'boolean' errors restate an additionalProperties failure less clearly ("schema is false").
+  const firstError = Value.Errors(ConfigSchema, filled).find((error) => error.keyword !== 'boolean');
+  if (firstError) throw new ConfigError(describeSchemaError(firstError));
+  const config = filled as ConfigFile;
+  resolveDerivedPaths(config, cwd);
+  checkCrossReferences(config);
+  return deepFreeze({
+    ...config,
+    source: {
+      configPath: context.configPath ?? path.resolve(cwd, config.paths.dataDir, 'config.hjson'),
+      exists: context.exists ?? false,
+    },
+  }) as Config;
+}
+
+function parseHjsonFile(configPath: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(configPath, 'utf8');
+  } catch (error) {
+    throw new ConfigError(`cannot read configuration file ${configPath}: ${(error as Error).message}`);
+  }
+  try {
+    return Hjson.parse(text);
+  } catch (error) {
+    throw new ConfigError(`${configPath}: not valid HJSON: ${(error as Error).message.split('\n')[0]}`);
+  }
+}
+
+function applyEnvironmentOverrides(raw: Record<string, unknown>, env: BaudEnvironment): Record<string, unknown> {
+  const set = (keys: string[], value: unknown) => {
+    let node = raw;
+    for (const key of keys.slice(0, -1)) {
+      const next = node[key];
+      if (typeof next !== 'object' || next === null) node[key] = {};
+      node = node[key] as Record<string, unknown>;
+    }
+    node[keys[keys.length - 1] as string] = value;
+  };
+  if (env.BAUD_DATA_DIR) set(['paths', 'dataDir'], env.BAUD_DATA_DIR);
+  if (env.BAUD_DATABASE_URL) set(['database', 'url'], env.BAUD_DATABASE_URL);
+  if (env.BAUD_JWT_SECRET) set(['contentServers', 'web', 'restApi', 'jwtSecret'], env.BAUD_JWT_SECRET);
+  if (env.BAUD_PORT !== undefined && env.BAUD_PORT !== '') {
+    if (!/^\d{1,5}$/.test(env.BAUD_PORT))
+      throw new ConfigError(`BAUD_PORT: must be a port number, got "${env.BAUD_PORT}"`);
+    set(['contentServers', 'web', 'port'], Number(env.BAUD_PORT));
+  }
+  return raw;
+}
+
+interface SchemaError {
+  readonly instancePath: string;
+  readonly message: string;
+  readonly keyword: string;
+  readonly params: unknown;
+}
+
+/** Turns `/contentServers/web/port` + "must be <= 65535" into `contentServers.web.port: must be <= 65535`. */
+function describeSchemaError(error: SchemaError): string {
+  const key = error.instancePath
+    .split('/')
+    .slice(1)
+    .map((part) => part.replaceAll('~1', '/').replaceAll('~0', '~'))
+    .join('.');
+  const params = error.params as { additionalProperties?: string[]; requiredProperties?: string[] };
+  if (error.keyword === 'additionalProperties' && params.additionalProperties) {
+    const unknown = params.additionalProperties.map((name) => (key ? `${key}.${name}` : name));
+    return `configuration: unknown key ${unknown.join(', ')}`;
+  }
+  if (error.keyword === 'required' && params.requiredProperties) {
+    const missing = params.requiredProperties.map((name) => (key ? `${key}.${name}` : name));
+    return `configuration: missing required key ${missing.join(', ')}`;
+  }
+  return `configuration: ${key || '(top level)'}: ${error.message}`;
+}
+
+function resolveDerivedPaths(config: ConfigFile, cwd: string): void {
+  config.paths.dataDir = path.resolve(cwd, config.paths.dataDir);
+  const url = config.database.url || `sqlite:${path.join(config.paths.dataDir, 'baud.db')}`;
+  if (url.startsWith('sqlite:')) {
+    const file = url.slice('sqlite:'.length);
+    if (!file) throw new ConfigError('configuration: database.url: sqlite: needs a file path');
+    config.database.url = file === ':memory:' ? url : `sqlite:${path.resolve(cwd, file)}`;
+  } else if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
+    config.database.url = url;
+  } else {
+    throw new ConfigError('configuration: database.url: must start with sqlite: or postgres://');
+  }
+  for (const [tag, directory] of Object.entries(config.fileBase.storageTags)) {
+    config.fileBase.storageTags[tag] = path.resolve(config.paths.dataDir, directory);
+  }
+}
+
+function checkCrossReferences(config: ConfigFile): void {
+  const restApi = config.contentServers.web.restApi;
+  const filesPublicAccess = restApi.files.publicAccess;
+  const tagRecords: [string, object][] = [
+    ['messageConferences', config.messageConferences],
+    ...Object.entries(config.messageConferences).map(([confTag, conference]): [string, object] => [
+      `messageConferences.${confTag}.areas`,
+      conference.areas,
+    ]),
+    ['fileBase.storageTags', config.fileBase.storageTags],
+    ['fileBase.areas', config.fileBase.areas],
+    ['contentServers.web.restApi.messages.publicAccess', restApi.messages.publicAccess],
+  ];
+  if (!('include' in filesPublicAccess))
+    tagRecords.push(['contentServers.web.restApi.files.publicAccess', filesPublicAccess]);
+  for (const [key, record] of tagRecords) {
+    for (const tag of Object.keys(record)) {
+      if (!TAG_PATTERN.test(tag)) {
+        throw new ConfigError(`configuration: ${key}: "${tag}" is not a valid tag (1-64 of A-Z a-z 0-9 _ . -)`);
+      }
+    }
+  }
+  for (const [areaTag, area] of Object.entries(config.fileBase.areas)) {
+    for (const storageTag of area.storageTags) {
+      if (!(storageTag in config.fileBase.storageTags)) {
+        throw new ConfigError(
+          `configuration: fileBase.areas.${areaTag}.storageTags: unknown storage tag "${storageTag}" (define it in fileBase.storageTags)`,
+        );
+      }
+    }
+  }
+  const confTags = new Map<string, string>();
+  for (const [confTag, conference] of Object.entries(config.messageConferences)) {
+    for (const areaTag of Object.keys(conference.areas)) {
+      const other = confTags.get(areaTag);
+      if (other) {
+        throw new ConfigError(
+          `configuration: messageConferences.${confTag}.areas.${areaTag}: area tag already used in conference "${other}"`,
+        );
+      }
+      confTags.set(areaTag, confTag);
+    }
+  }
+  for (const origin of config.contentServers.web.restApi.corsAllowedOrigins) {
+    if (origin !== '*' && !/^https?:\/\/[^/\s]+$/.test(origin)) {
+      throw new ConfigError(
+        `configuration: contentServers.web.restApi.corsAllowedOrigins: "${origin}" is not "*" or an origin like https://example.org`,
+      );
+    }
+  }
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}

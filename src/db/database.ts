@@ -1,0 +1,86 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { CamelCasePlugin, Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import pg from 'pg';
+import { boardMigrations } from './migrations/index.js';
+import type { Tables } from './schema.js';
+
+export type Dialect = 'sqlite' | 'postgres';
+export type Db = Kysely<Tables>;
+
+/** An open board database: the query builder, which dialect it speaks, and how to close it. */
+export interface Database {
+  readonly db: Db;
+  readonly dialect: Dialect;
+  close(): Promise<void>;
+}
+
+export interface OpenDatabaseOptions {
+  readonly poolSize?: number;
+}
+
+// int8 (counts, byte sizes) arrives as a string by default; board numbers stay far below 2^53.
+pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
+
+/**
+ * Opens `sqlite:<file>` (WAL, foreign keys on, busy timeout) or `postgres://…` (a pool; an
+ * optional `?schema=name` query parameter selects — and creates — the schema).
+ */
+export async function openDatabase(url: string, options: OpenDatabaseOptions = {}): Promise<Database> {
+  if (url.startsWith('sqlite:')) return openSqlite(url.slice('sqlite:'.length));
+  if (url.startsWith('postgres://') || url.startsWith('postgresql://'))
+    return openPostgres(url, options.poolSize ?? 10);
+  throw new Error('database.url must start with sqlite: or postgres://');
+}
+
+function openSqlite(file: string): Database {
+  if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
+  const connection = new BetterSqlite3(file);
+  connection.pragma('journal_mode = WAL');
+  connection.pragma('foreign_keys = ON');
+  connection.pragma('busy_timeout = 5000');
+  // WAL + NORMAL is durable across application crashes; only an OS crash can lose the last commits.
+  connection.pragma('synchronous = NORMAL');
+  const db = new Kysely<Tables>({
+    dialect: new SqliteDialect({ database: connection }),
+    plugins: [new CamelCasePlugin()],
+  });
+  return { db, dialect: 'sqlite', close: () => db.destroy() };
+}
+
+async function openPostgres(url: string, poolSize: number): Promise<Database> {
+  const parsed = new URL(url);
+  const schema = parsed.searchParams.get('schema');
+  parsed.searchParams.delete('schema');
+  if (schema !== null && !/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(schema)) {
+    throw new Error('database.url: schema must be a plain identifier');
+  }
+  const pool = new pg.Pool({
+    connectionString: parsed.toString(),
+    max: poolSize,
+    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+  });
+  const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }), plugins: [new CamelCasePlugin()] });
+  try {
+    if (schema) await sql`create schema if not exists ${sql.id(schema)}`.execute(db);
+    else await sql`select 1`.execute(db);
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
+  return { db, dialect: 'postgres', close: () => db.destroy() };
+}
+
+/**
+ * Runs every pending migration. Kysely's migrator holds a lock (a row lock on PostgreSQL),
+ * so several nodes starting at once apply each migration exactly once.
+ * Returns the names of the migrations it applied.
+ */
+export async function migrateToLatest(database: Database): Promise<string[]> {
+  const migrations = boardMigrations(database.dialect);
+  const migrator = new Migrator({ db: database.db, provider: { getMigrations: async () => migrations } });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? []).filter((result) => result.status === 'Success').map((result) => result.migrationName);
+}

@@ -1,0 +1,13 @@
+import type { Migration } from 'kysely';
+import type { Dialect } from '../database.js';
+import { initialMigration } from './0001-initial.js';
+
+/**
+ * Every migration, in order. Names are zero-padded so they sort; never rename or edit a
+ * migration that has shipped — add the next number instead.
+ */
+export function boardMigrations(dialect: Dialect): Record<string, Migration> {
+  return {
+    '0001-initial': initialMigration(dialect),
+  };
+}

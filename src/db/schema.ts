@@ -1,0 +1,171 @@
+import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+
+/**
+ * Typed tables. Columns are snake_case in the database and camelCase here (Kysely's
+ * CamelCasePlugin), using the API's own field names where a column carries one.
+ * Timestamps are RFC 3339 UTC strings with milliseconds (`Date#toISOString`) on both
+ * dialects, so they sort and compare as text and read back unchanged.
+ */
+export interface Tables {
+  settings: SettingsTable;
+  users: UsersTable;
+  userGroups: UserGroupsTable;
+  refreshFamilies: RefreshFamiliesTable;
+  refreshTokens: RefreshTokensTable;
+  apiKeys: ApiKeysTable;
+  loginFailures: LoginFailuresTable;
+  calls: CallsTable;
+  messageAreas: MessageAreasTable;
+  messages: MessagesTable;
+  fileAreas: FileAreasTable;
+  files: FilesTable;
+}
+
+type Timestamp = string;
+
+export interface SettingsTable {
+  key: string;
+  value: string;
+}
+
+export interface UsersTable {
+  id: Generated<number>;
+  username: string;
+  /** Lower-cased username: uniqueness and lookups are case-insensitive. */
+  usernameKey: string;
+  passwordHash: string;
+  emailAddress: string | null;
+  realName: string | null;
+  location: string | null;
+  affiliations: string | null;
+  webAddress: string | null;
+  autoSignature: string | null;
+  /** Free-form user properties for the ACS `PV[name,value]` code, as a JSON object. */
+  properties: ColumnType<string, string | undefined, string>;
+  createdAt: Timestamp;
+  disabledAt: Timestamp | null;
+  /** Bumped on password change or disable: refresh families older than this are dead. */
+  credentialsChangedAt: Timestamp;
+  lastLoginAt: Timestamp | null;
+  loginCount: Generated<number>;
+  postCount: Generated<number>;
+  uploadCount: Generated<number>;
+  uploadBytes: Generated<number>;
+  downloadCount: Generated<number>;
+  downloadBytes: Generated<number>;
+  achievementCount: Generated<number>;
+  achievementPoints: Generated<number>;
+  minutesOnline: Generated<number>;
+}
+
+export interface UserGroupsTable {
+  userId: number;
+  groupName: string;
+}
+
+/** A login session: every refresh token descends from one login. Also the "node" list. */
+export interface RefreshFamiliesTable {
+  id: string;
+  userId: number;
+  createdAt: Timestamp;
+  /** Absolute end of the session, however often it is refreshed. */
+  expiresAt: Timestamp;
+  lastActivityAt: Timestamp;
+  lastAction: string;
+  isSecure: number;
+  clientAddress: string;
+  revokedAt: Timestamp | null;
+}
+
+export interface RefreshTokensTable {
+  id: Generated<number>;
+  familyId: string;
+  /** SHA-256 of the token, hex; the token itself is never stored. */
+  tokenHash: string;
+  createdAt: Timestamp;
+  expiresAt: Timestamp;
+  /** Set when this token was exchanged; presenting it again revokes the family. */
+  rotatedAt: Timestamp | null;
+}
+
+export interface ApiKeysTable {
+  id: Generated<number>;
+  userId: number;
+  label: string;
+  /** `read`, `write` or `read,write`. */
+  scope: string;
+  /** SHA-256 of the key, hex. */
+  keyHash: string;
+  createdAt: Timestamp;
+  lastUsedAt: Timestamp | null;
+  revokedAt: Timestamp | null;
+}
+
+export interface LoginFailuresTable {
+  id: Generated<number>;
+  /** `user:<usernameKey>` or `ip:<address>`. */
+  subject: string;
+  failedAt: Timestamp;
+}
+
+/** One row per interactive login: the last-callers list and call statistics. */
+export interface CallsTable {
+  id: Generated<number>;
+  userId: number;
+  calledAt: Timestamp;
+}
+
+/** Per-area counters kept in the same transaction as posts and deletions. */
+export interface MessageAreasTable {
+  areaTag: string;
+  messageCount: number;
+  lastMessageAt: Timestamp | null;
+}
+
+export interface MessagesTable {
+  /** The API's `messageId`: monotonic, never reused. */
+  id: Generated<number>;
+  uuid: string;
+  areaTag: string;
+  replyToMessageId: number | null;
+  fromUserId: number | null;
+  fromUserName: string;
+  toUserName: string;
+  subject: string;
+  body: string;
+  timestamp: Timestamp;
+  /** FTN metadata (`network` in the API) as a JSON object; `{}` for local messages. */
+  network: ColumnType<string, string | undefined, string>;
+  deletedAt: Timestamp | null;
+}
+
+export interface FileAreasTable {
+  areaTag: string;
+  fileCount: number;
+  totalBytes: number;
+}
+
+export interface FilesTable {
+  /** The API's `fileId`; also the file's name on disk. */
+  id: Generated<number>;
+  areaTag: string;
+  storageTag: string;
+  fileName: string;
+  desc: string;
+  descLong: string;
+  byteSize: number;
+  sha256: string;
+  uploadTimestamp: Timestamp;
+  uploadByUserId: number | null;
+  dlCount: Generated<number>;
+  archiveType: string | null;
+  /** JSON array of strings. */
+  hashTags: string;
+  estReleaseYear: number | null;
+}
+
+export type UserRow = Selectable<UsersTable>;
+export type NewUser = Insertable<UsersTable>;
+export type UserUpdate = Updateable<UsersTable>;
+export type MessageRow = Selectable<MessagesTable>;
+export type FileRow = Selectable<FilesTable>;

@@ -1,0 +1,81 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { looksLikeApiKey, verifyApiKey } from '../auth/api-keys.js';
+import { anonymousCaller, type Caller, type Scope } from '../auth/caller.js';
+import type { Board } from '../board.js';
+import { ForbiddenError, UnauthorizedError } from '../errors.js';
+import type { RouteAccess } from './route-access.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Who is calling: resolved once per request, before any handler runs. */
+    caller: Caller;
+  }
+}
+
+const API_KEY_HEADER = 'x-baud-api-key';
+
+function requiredScope(method: string): Scope {
+  return method === 'GET' || method === 'HEAD' ? 'read' : 'write';
+}
+
+/** The raw credential of a request: an API key, an access token, or none. */
+function credentialOf(request: FastifyRequest): { kind: 'apiKey' | 'token'; value: string } | null {
+  const headerKey = request.headers[API_KEY_HEADER];
+  if (typeof headerKey === 'string' && headerKey !== '') return { kind: 'apiKey', value: headerKey };
+  const authorization = request.headers.authorization;
+  if (authorization === undefined || authorization === '') return null;
+  const match = /^Bearer +(\S+)\s*$/i.exec(authorization);
+  if (!match?.[1]) throw new UnauthorizedError('Only Bearer credentials are accepted.', 'invalid_token');
+  return { kind: looksLikeApiKey(match[1]) ? 'apiKey' : 'token', value: match[1] };
+}
+
+async function resolveCaller(board: Board, request: FastifyRequest): Promise<Caller> {
+  const isSecure = request.protocol === 'https';
+  const credential = credentialOf(request);
+  if (!credential) return anonymousCaller(isSecure);
+  if (credential.kind === 'apiKey') {
+    const key = await verifyApiKey(board.db, board.clock, credential.value);
+    const user = key && (await board.users.loadCallerUser(key.userId));
+    if (!key || !user) throw new UnauthorizedError('The API key is unknown or revoked.', 'invalid_token');
+    return { kind: 'user', user, via: 'apiKey', scopes: key.scopes, isSecure, sessionId: null };
+  }
+  const claims = await board.accessTokens.verify(credential.value);
+  const user = claims && (await board.users.loadCallerUser(claims.userId));
+  if (!claims || !user) throw new UnauthorizedError('The access token is invalid or expired.', 'invalid_token');
+  return {
+    kind: 'user',
+    user,
+    via: 'token',
+    scopes: new Set(['read', 'write']),
+    isSecure,
+    sessionId: claims.sessionId,
+  };
+}
+
+function assertRouteAccess(board: Board, access: RouteAccess, caller: Caller): void {
+  if (caller.kind === 'user' || access === 'public') return;
+  if (access !== 'authenticated' && board.config.contentServers.web.restApi.system.public[access.publicToggle]) return;
+  throw new UnauthorizedError();
+}
+
+/**
+ * The one place credentials are handled: resolves `request.caller` from `X-Baud-API-Key` or
+ * `Authorization: Bearer` (a `baud_` prefix marks an API key, anything else is a JWT), refuses
+ * bad credentials with 401, key scopes that do not cover the method with 403, and routes whose
+ * access rule the caller does not meet with 401.
+ */
+export function installAuthHook(app: FastifyInstance, board: Board): void {
+  app.decorateRequest<Caller, 'caller'>('caller', null as unknown as Caller);
+  app.addHook('onRequest', async (request) => {
+    request.caller = anonymousCaller(request.protocol === 'https');
+    // Unknown routes answer 404/405 whoever asks; a bad credential there is beside the point.
+    if (request.is404) return;
+    const access = request.routeOptions.config.access ?? 'authenticated';
+    const caller = await resolveCaller(board, request);
+    request.caller = caller;
+    if (caller.kind === 'user' && !caller.scopes.has(requiredScope(request.method))) {
+      throw new ForbiddenError(`This API key's scope does not allow ${request.method} requests.`);
+    }
+    assertRouteAccess(board, access, caller);
+  });
+}

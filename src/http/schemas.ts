@@ -1,0 +1,32 @@
+import { STATUS_CODES } from 'node:http';
+import { Type } from 'typebox';
+
+/** The problem+json body (RFC 7807), as documented in the OpenAPI document. */
+export const ProblemSchema = Type.Object(
+  {
+    type: Type.String({ examples: ['/_baud/api/v1/errors/404'] }),
+    title: Type.String({ examples: ['Not Found'] }),
+    status: Type.Integer(),
+    detail: Type.String(),
+    instance: Type.Optional(Type.String({ description: 'Request id (500 only); also in the server log.' })),
+    errors: Type.Optional(
+      Type.Array(Type.Object({ pointer: Type.String(), message: Type.String() }), {
+        description: 'Validation failures, each with a JSON pointer into the request (/body/…, /query/…, /path/…).',
+      }),
+    ),
+  },
+  { $id: 'Problem' },
+);
+
+/** Response entries for the error statuses a route can answer with (400 and 500 are implied for all). */
+export function ProblemResponses(...statuses: number[]) {
+  const responses: Record<number, { description: string; content: Record<string, { schema: typeof ProblemSchema }> }> =
+    {};
+  for (const status of [400, ...statuses, 500]) {
+    responses[status] = {
+      description: STATUS_CODES[status] ?? 'Error',
+      content: { 'application/problem+json': { schema: ProblemSchema } },
+    };
+  }
+  return responses;
+}

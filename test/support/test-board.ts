@@ -1,0 +1,152 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { describe } from 'vitest';
+import { type BaudApp, buildApp } from '../../src/app.js';
+import { type Board, openBoard } from '../../src/board.js';
+import type { Clock } from '../../src/clock.js';
+import { type Config, configFromObject } from '../../src/config/load-config.js';
+import type { Dialect } from '../../src/db/database.js';
+
+export const POSTGRES_URL = process.env.BAUD_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+async function isPostgresReachable(): Promise<boolean> {
+  const client = new pg.Client({ connectionString: POSTGRES_URL, connectionTimeoutMillis: 3000 });
+  try {
+    await client.connect();
+    await client.query('select 1');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+const postgresReachable = await isPostgresReachable();
+if (!postgresReachable) {
+  if (process.env.CI === 'true') {
+    throw new Error(`PostgreSQL is unreachable at ${POSTGRES_URL}; with CI=true the PostgreSQL tests must run.`);
+  }
+  console.warn(
+    `\n${'!'.repeat(78)}\n!! PostgreSQL is unreachable at ${POSTGRES_URL}: SKIPPING every PostgreSQL test.\n!! Start it with: pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start\n${'!'.repeat(78)}\n`,
+  );
+}
+
+export const DIALECTS: readonly Dialect[] = ['sqlite', 'postgres'];
+
+/**
+ * `describe` once per database dialect. PostgreSQL suites are skipped (loudly, above) when the
+ * server is unreachable outside CI.
+ */
+export function describeEachDialect(name: string, body: (dialect: Dialect) => void): void {
+  for (const dialect of DIALECTS) {
+    const run = dialect === 'postgres' && !postgresReachable ? describe.skip : describe;
+    run(`${name} [${dialect}]`, () => body(dialect));
+  }
+}
+
+/** A clock the test moves by hand. */
+export function fakeClock(start = new Date('2026-11-23T12:00:00.000Z')) {
+  let now = start.getTime();
+  return {
+    now: () => new Date(now),
+    advance(ms: number) {
+      now += ms;
+    },
+    set(date: Date) {
+      now = date.getTime();
+    },
+  } satisfies Clock & Record<string, unknown>;
+}
+
+export interface TestBoard {
+  readonly app: BaudApp;
+  readonly board: Board;
+  readonly config: Config;
+  /** A scratch directory removed by `close` (data dir, file storage). */
+  readonly dir: string;
+  readonly databaseUrl: string;
+  /** Creates a user and returns an access token for them. */
+  userWithToken(
+    username: string,
+    options?: { groups?: string[]; password?: string },
+  ): Promise<{ userId: number; token: string; auth: { authorization: string } }>;
+  close(): Promise<void>;
+}
+
+export interface TestBoardOptions {
+  /** Merged over the test default configuration. */
+  readonly config?: Record<string, unknown>;
+  readonly clock?: Clock;
+}
+
+/**
+ * A fresh board on a fresh database: a temp SQLite file, or a new PostgreSQL schema that is
+ * dropped on `close`. The app is built but not listening; use `app.inject` or `app.listen`.
+ */
+export async function createTestBoard(dialect: Dialect, options: TestBoardOptions = {}): Promise<TestBoard> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'baud-test-'));
+  const schema = `baud_test_${randomBytes(6).toString('hex')}`;
+  const databaseUrl = dialect === 'sqlite' ? `sqlite:${path.join(dir, 'baud.db')}` : `${POSTGRES_URL}?schema=${schema}`;
+  const config = configFromObject(
+    deepMerge(
+      {
+        paths: { dataDir: dir },
+        database: { url: databaseUrl, poolSize: 4 },
+        logging: { level: 'silent' },
+      },
+      options.config ?? {},
+    ),
+  );
+  const board = await openBoard(config, options.clock ? { clock: options.clock } : {});
+  const app = await buildApp(config, { board, logger: false });
+  await app.ready();
+  return {
+    app,
+    board,
+    config,
+    dir,
+    databaseUrl,
+    async userWithToken(username, userOptions = {}) {
+      const user = await board.users.createUser({
+        username,
+        password: userOptions.password ?? 'correct horse battery',
+        groups: userOptions.groups ?? [],
+      });
+      const { accessToken } = await board.accessTokens.issue({ userId: user.userId, sessionId: randomUUID() });
+      return { userId: user.userId, token: accessToken, auth: { authorization: `Bearer ${accessToken}` } };
+    },
+    async close() {
+      await app.close();
+      await board.close();
+      if (dialect === 'postgres') await dropSchema(schema);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function dropSchema(schema: string): Promise<void> {
+  const client = new pg.Client({ connectionString: POSTGRES_URL });
+  await client.connect();
+  try {
+    await client.query(`drop schema if exists "${schema}" cascade`);
+  } finally {
+    await client.end();
+  }
+}
+
+function deepMerge(base: Record<string, unknown>, override: Record<string, unknown>): Record<string, unknown> {
+  const result: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(override)) {
+    const existing = result[key];
+    result[key] = isObject(existing) && isObject(value) ? deepMerge(existing, value) : value;
+  }
+  return result;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
