@@ -77,7 +77,10 @@ export const ConfigSchema = Type.Object(
     ),
     paths: Type.Object(
       {
-        dataDir: Type.String({ default: './data', minLength: 1 }),
+        dataDir: Type.String({
+          default: '',
+          description: 'Database, file storage and other state; empty = the directory holding the config file',
+        }),
       },
       { ...Strict, default: {} },
     ),

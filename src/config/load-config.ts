@@ -24,7 +24,7 @@ export interface LoadConfigOptions {
   /** `--config` from the command line; wins over `BAUD_CONFIG`. */
   readonly configPath?: string;
   readonly env?: BaudEnvironment;
-  /** Relative paths resolve against this directory (the process's working directory). */
+  /** The working directory `--config`, `BAUD_CONFIG` and `BAUD_DATA_DIR` are relative to. */
   readonly cwd?: string;
 }
 
@@ -53,16 +53,26 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     throw new ConfigError(`configuration file not found: ${configPath}`);
   }
   const raw = exists ? parseHjsonFile(configPath) : {};
-  return configFromObject(raw, { env, cwd, configPath, exists });
+  const dataDirOverride = env.BAUD_DATA_DIR ? { BAUD_DATA_DIR: path.resolve(cwd, env.BAUD_DATA_DIR) } : {};
+  return configFromObject(raw, {
+    env: { ...env, ...dataDirOverride },
+    baseDir: path.dirname(configPath),
+    configPath,
+    exists,
+  });
 }
 
-/** Validates an already-parsed configuration object (tests build boards this way). */
+/**
+ * Validates an already-parsed configuration object (tests build boards this way). Relative
+ * paths in it resolve against `baseDir` — for a file, the directory holding it — so a board
+ * directory can be moved or started from anywhere.
+ */
 export function configFromObject(
   raw: unknown,
-  context: { env?: BaudEnvironment; cwd?: string; configPath?: string; exists?: boolean } = {},
+  context: { env?: BaudEnvironment; baseDir?: string; configPath?: string; exists?: boolean } = {},
 ): Config {
   const env = context.env ?? {};
-  const cwd = context.cwd ?? process.cwd();
+  const baseDir = context.baseDir ?? process.cwd();
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     throw new ConfigError('configuration: the top level must be an object');
   }
@@ -72,12 +82,12 @@ export function configFromObject(
   const firstError = Value.Errors(ConfigSchema, filled).find((error) => error.keyword !== 'boolean');
   if (firstError) throw new ConfigError(describeSchemaError(firstError));
   const config = filled as ConfigFile;
-  resolveDerivedPaths(config, cwd);
+  resolveDerivedPaths(config, baseDir);
   checkCrossReferences(config);
   return deepFreeze({
     ...config,
     source: {
-      configPath: context.configPath ?? path.resolve(cwd, config.paths.dataDir, 'config.hjson'),
+      configPath: context.configPath ?? path.join(config.paths.dataDir, 'config.hjson'),
       exists: context.exists ?? false,
     },
   }) as Config;
@@ -144,13 +154,13 @@ function describeSchemaError(error: SchemaError): string {
   return `configuration: ${key || '(top level)'}: ${error.message}`;
 }
 
-function resolveDerivedPaths(config: ConfigFile, cwd: string): void {
-  config.paths.dataDir = path.resolve(cwd, config.paths.dataDir);
+function resolveDerivedPaths(config: ConfigFile, baseDir: string): void {
+  config.paths.dataDir = path.resolve(baseDir, config.paths.dataDir || '.');
   const url = config.database.url || `sqlite:${path.join(config.paths.dataDir, 'baud.db')}`;
   if (url.startsWith('sqlite:')) {
     const file = url.slice('sqlite:'.length);
     if (!file) throw new ConfigError('configuration: database.url: sqlite: needs a file path');
-    config.database.url = file === ':memory:' ? url : `sqlite:${path.resolve(cwd, file)}`;
+    config.database.url = file === ':memory:' ? url : `sqlite:${path.resolve(config.paths.dataDir, file)}`;
   } else if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
     config.database.url = url;
   } else {

@@ -1,0 +1,97 @@
+import { existsSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Command } from 'commander';
+import { buildApp } from '../app.js';
+import { openBoard } from '../board.js';
+import { configFromObject, resolveConfigPath } from '../config/load-config.js';
+import { migrateToLatest, openDatabase } from '../db/database.js';
+import { type InitResult, initBoard } from '../setup/init-board.js';
+import { serveBoard, stopOnSignals } from '../setup/serve-board.js';
+import { type CommonOptions, loadCliConfig, printResult, withCommonOptions } from './cli-context.js';
+
+function credentialLines(result: InitResult): string[] {
+  return [
+    `Board created in ${result.dataDir} (configuration: ${result.configPath}).`,
+    'Credentials — shown only this once, write them down:',
+    ...result.credentials.map((credential) => `  ${credential.role.padEnd(5)}  ${credential.username}  ${credential.password}`),
+  ];
+}
+
+/** `baud serve`, `baud init`, `baud db migrate`, `baud openapi`: running and setting up a board. */
+export function registerBoardCommands(program: Command): void {
+  withCommonOptions(
+    program
+      .command('serve')
+      .description('run the board (HTTP API)')
+      .option('--init-demo', 'when no configuration exists yet, create a demo board first'),
+  ).action(async (options: CommonOptions & { initDemo?: boolean }) => {
+    const configPath = resolveConfigPath({ ...(options.config ? { configPath: options.config } : {}), env: process.env });
+    let created: InitResult | null = null;
+    if (options.initDemo && !existsSync(configPath)) {
+      created = await initBoard({ configPath, env: process.env, demo: true });
+    }
+    const config = loadCliConfig({ ...options, config: configPath });
+    const running = await serveBoard(config);
+    stopOnSignals(running, config.contentServers.web.shutdownTimeoutSeconds, (text) => process.stderr.write(`${text}\n`));
+    const lines = [
+      `baud is serving "${config.general.boardName}"`,
+      `  API:  ${running.url}`,
+      `  Docs: ${running.url}/docs`,
+      ...(created ? ['', ...credentialLines(created)] : []),
+    ];
+    printResult(options, { url: running.url, docsUrl: `${running.url}/docs`, credentials: created?.credentials ?? [] }, lines);
+  });
+
+  withCommonOptions(
+    program
+      .command('init')
+      .description('create a new board: data directory, config.hjson, database and the sysop account')
+      .option('--demo', 'also create a demo user and demo conferences, messages and files')
+      .option('--sysop <username>', 'name of the first (sysop) account', 'sysop'),
+  ).action(async (options: CommonOptions & { demo?: boolean; sysop: string }) => {
+    const configPath = resolveConfigPath({ ...(options.config ? { configPath: options.config } : {}), env: process.env });
+    const result = await initBoard({ configPath, env: process.env, demo: options.demo ?? false, sysopName: options.sysop });
+    printResult(options, result, credentialLines(result));
+  });
+
+  const db = program.command('db').description('database maintenance');
+  withCommonOptions(db.command('migrate').description('apply pending database migrations')).action(
+    async (options: CommonOptions) => {
+      const config = loadCliConfig(options);
+      const database = await openDatabase(config.database.url, { poolSize: 1 });
+      try {
+        const applied = await migrateToLatest(database);
+        printResult(options, { applied }, applied.length === 0 ? 'database is up to date' : applied.map((name) => `applied ${name}`));
+      } finally {
+        await database.close();
+      }
+    },
+  );
+
+  program
+    .command('openapi')
+    .description('write the OpenAPI 3.1 document generated from the route schemas')
+    .option('-o, --output <file>', 'write to this file instead of standard output')
+    .action(async (options: { output?: string }) => {
+      const document = await generateOpenApiDocument();
+      if (options.output) writeFileSync(path.resolve(options.output), document);
+      else process.stdout.write(document);
+    });
+}
+
+/**
+ * The OpenAPI document of a default board. It depends only on the route schemas, never on a
+ * board's configuration, so the committed docs/openapi.json matches every installation.
+ */
+export async function generateOpenApiDocument(): Promise<string> {
+  const config = configFromObject({ database: { url: 'sqlite::memory:' }, logging: { level: 'silent' } });
+  const board = await openBoard(config);
+  const app = await buildApp(config, { board, logger: false });
+  try {
+    await app.ready();
+    return `${JSON.stringify(app.swagger(), null, 2)}\n`;
+  } finally {
+    await app.close();
+    await board.close();
+  }
+}

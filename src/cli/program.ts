@@ -1,0 +1,16 @@
+import { Command } from 'commander';
+import { BAUD_VERSION } from '../version.js';
+import { registerBoardCommands } from './board-commands.js';
+import { registerUserCommands } from './user-commands.js';
+
+/** The `baud` command line: one registration call per domain. */
+export function createProgram(): Command {
+  const program = new Command('baud')
+    .description('baud — a bulletin board system server with a JSON REST API')
+    .version(BAUD_VERSION)
+    .showHelpAfterError()
+    .exitOverride();
+  registerBoardCommands(program);
+  registerUserCommands(program);
+  return program;
+}
