@@ -8,7 +8,9 @@ import { BaudError } from './errors.js';
 function reportFailure(error: unknown): number {
   if (error instanceof CommanderError) return error.exitCode;
   const message =
-    error instanceof BaudError || error instanceof ConfigError || error instanceof Error ? error.message : String(error);
+    error instanceof BaudError || error instanceof ConfigError || error instanceof Error
+      ? error.message
+      : String(error);
   process.stderr.write(`baud: ${message.split('\n')[0]}\n`);
   return 1;
 }

@@ -13,7 +13,9 @@ function credentialLines(result: InitResult): string[] {
   return [
     `Board created in ${result.dataDir} (configuration: ${result.configPath}).`,
     'Credentials — shown only this once, write them down:',
-    ...result.credentials.map((credential) => `  ${credential.role.padEnd(5)}  ${credential.username}  ${credential.password}`),
+    ...result.credentials.map(
+      (credential) => `  ${credential.role.padEnd(5)}  ${credential.username}  ${credential.password}`,
+    ),
   ];
 }
 
@@ -25,21 +27,30 @@ export function registerBoardCommands(program: Command): void {
       .description('run the board (HTTP API)')
       .option('--init-demo', 'when no configuration exists yet, create a demo board first'),
   ).action(async (options: CommonOptions & { initDemo?: boolean }) => {
-    const configPath = resolveConfigPath({ ...(options.config ? { configPath: options.config } : {}), env: process.env });
+    const configPath = resolveConfigPath({
+      ...(options.config ? { configPath: options.config } : {}),
+      env: process.env,
+    });
     let created: InitResult | null = null;
     if (options.initDemo && !existsSync(configPath)) {
       created = await initBoard({ configPath, env: process.env, demo: true });
     }
     const config = loadCliConfig({ ...options, config: configPath });
     const running = await serveBoard(config);
-    stopOnSignals(running, config.contentServers.web.shutdownTimeoutSeconds, (text) => process.stderr.write(`${text}\n`));
+    stopOnSignals(running, config.contentServers.web.shutdownTimeoutSeconds, (text) =>
+      process.stderr.write(`${text}\n`),
+    );
     const lines = [
       `baud is serving "${config.general.boardName}"`,
       `  API:  ${running.url}`,
       `  Docs: ${running.url}/docs`,
       ...(created ? ['', ...credentialLines(created)] : []),
     ];
-    printResult(options, { url: running.url, docsUrl: `${running.url}/docs`, credentials: created?.credentials ?? [] }, lines);
+    printResult(
+      options,
+      { url: running.url, docsUrl: `${running.url}/docs`, credentials: created?.credentials ?? [] },
+      lines,
+    );
   });
 
   withCommonOptions(
@@ -49,8 +60,16 @@ export function registerBoardCommands(program: Command): void {
       .option('--demo', 'also create a demo user and demo conferences, messages and files')
       .option('--sysop <username>', 'name of the first (sysop) account', 'sysop'),
   ).action(async (options: CommonOptions & { demo?: boolean; sysop: string }) => {
-    const configPath = resolveConfigPath({ ...(options.config ? { configPath: options.config } : {}), env: process.env });
-    const result = await initBoard({ configPath, env: process.env, demo: options.demo ?? false, sysopName: options.sysop });
+    const configPath = resolveConfigPath({
+      ...(options.config ? { configPath: options.config } : {}),
+      env: process.env,
+    });
+    const result = await initBoard({
+      configPath,
+      env: process.env,
+      demo: options.demo ?? false,
+      sysopName: options.sysop,
+    });
     printResult(options, result, credentialLines(result));
   });
 
@@ -61,7 +80,11 @@ export function registerBoardCommands(program: Command): void {
       const database = await openDatabase(config.database.url, { poolSize: 1 });
       try {
         const applied = await migrateToLatest(database);
-        printResult(options, { applied }, applied.length === 0 ? 'database is up to date' : applied.map((name) => `applied ${name}`));
+        printResult(
+          options,
+          { applied },
+          applied.length === 0 ? 'database is up to date' : applied.map((name) => `applied ${name}`),
+        );
       } finally {
         await database.close();
       }

@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { BAUD_VERSION } from '../version.js';
+import { registerApiKeyCommands } from './api-key-commands.js';
 import { registerBoardCommands } from './board-commands.js';
 import { registerUserCommands } from './user-commands.js';
 
@@ -12,5 +13,6 @@ export function createProgram(): Command {
     .exitOverride();
   registerBoardCommands(program);
   registerUserCommands(program);
+  registerApiKeyCommands(program);
   return program;
 }

@@ -80,7 +80,9 @@ export function registerUserCommands(program: Command): void {
     ['enable', false],
   ] as const) {
     withCommonOptions(
-      user.command(`${verb} <username>`).description(disabled ? 'disable a user (ends their sessions)' : 'enable a user'),
+      user
+        .command(`${verb} <username>`)
+        .description(disabled ? 'disable a user (ends their sessions)' : 'enable a user'),
     ).action(async (username: string, options: CommonOptions) => {
       const updated = await withBoard(options, (board) => board.users.setDisabled(username, disabled));
       printResult(options, updated, describeUser(updated));

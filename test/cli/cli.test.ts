@@ -1,32 +1,8 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-
-const MAIN = path.resolve(import.meta.dirname, '../../src/main.ts');
-const TSX = path.resolve(import.meta.dirname, '../../node_modules/.bin/tsx');
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the real CLI as a separate process, as an operator would. */
-export function runBaud(args: string[], options: { cwd: string; input?: string; env?: Record<string, string> }): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = execFile(
-      TSX,
-      [MAIN, ...args],
-      { cwd: options.cwd, env: { ...process.env, ...options.env }, timeout: 60_000 },
-      (error, stdout, stderr) => {
-        resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
-      },
-    );
-    child.stdin?.end(options.input ?? '');
-  });
-}
+import { runBaud } from '../support/run-baud.js';
 
 describe('baud CLI', () => {
   let dir: string;
@@ -53,13 +29,27 @@ describe('baud CLI', () => {
 
   it('user add / list / group / disable / enable / passwd work end to end', async () => {
     const add = await runBaud(
-      ['user', 'add', 'Alice', '--password-stdin', '--group', 'cooks', '--email', 'a@example.org', '--config', config, '--json'],
+      [
+        'user',
+        'add',
+        'Alice',
+        '--password-stdin',
+        '--group',
+        'cooks',
+        '--email',
+        'a@example.org',
+        '--config',
+        config,
+        '--json',
+      ],
       { cwd: dir, input: 'a long enough password\n' },
     );
     expect(add.code).toBe(0);
     expect(JSON.parse(add.stdout)).toMatchObject({ username: 'Alice', groups: ['cooks', 'users'], disabled: false });
 
-    const group = await runBaud(['user', 'group', 'remove', 'alice', 'cooks', '--config', config, '--json'], { cwd: dir });
+    const group = await runBaud(['user', 'group', 'remove', 'alice', 'cooks', '--config', config, '--json'], {
+      cwd: dir,
+    });
     expect(JSON.parse(group.stdout).groups).toEqual(['users']);
 
     const disable = await runBaud(['user', 'disable', 'ALICE', '--config', config, '--json'], { cwd: dir });
@@ -82,7 +72,10 @@ describe('baud CLI', () => {
     [['user', 'add', '12345', '--password', 'long enough pw'], 'baud: username must not be all digits\n'],
     [['user', 'add', 'alice', '--password', 'long enough pw'], 'baud: The username "alice" is taken.\n'],
     [['user', 'disable', 'nobody'], 'baud: No user named "nobody".\n'],
-    [['user', 'group', 'add', 'alice', 'bad group!'], 'baud: group "bad group!" is not valid (1-32 of A-Z a-z 0-9 _ . -)\n'],
+    [
+      ['user', 'group', 'add', 'alice', 'bad group!'],
+      'baud: group "bad group!" is not valid (1-32 of A-Z a-z 0-9 _ . -)\n',
+    ],
   ])('%j fails with one clear line and exit 1', async (args, stderr) => {
     const run = await runBaud([...args, '--config', config], { cwd: dir });
     expect(run).toMatchObject({ code: 1, stderr, stdout: '' });

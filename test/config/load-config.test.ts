@@ -78,7 +78,9 @@ describe('loadConfig', () => {
   });
 
   it('prefers --config over BAUD_CONFIG over the data directory', () => {
-    expect(resolveConfigPath({ cwd: '/b', configPath: 'a.hjson', env: { BAUD_CONFIG: '/c.hjson' } })).toBe('/b/a.hjson');
+    expect(resolveConfigPath({ cwd: '/b', configPath: 'a.hjson', env: { BAUD_CONFIG: '/c.hjson' } })).toBe(
+      '/b/a.hjson',
+    );
     expect(resolveConfigPath({ cwd: '/b', env: { BAUD_CONFIG: '/c.hjson', BAUD_DATA_DIR: '/d' } })).toBe('/c.hjson');
     expect(resolveConfigPath({ cwd: '/b', env: { BAUD_DATA_DIR: '/d' } })).toBe('/d/config.hjson');
   });
@@ -86,21 +88,36 @@ describe('loadConfig', () => {
   it.each([
     [{ contentServers: { web: { port: 70000 } } }, 'configuration: contentServers.web.port: must be <= 65535'],
     [{ contentServers: { web: { port: 'http' } } }, 'configuration: contentServers.web.port: must be integer'],
-    [{ contentServers: { web: { restApi: { enabled: 'yes' } } } }, 'configuration: contentServers.web.restApi.enabled: must be boolean'],
+    [
+      { contentServers: { web: { restApi: { enabled: 'yes' } } } },
+      'configuration: contentServers.web.restApi.enabled: must be boolean',
+    ],
     [{ general: { boardname: 'x' } }, 'configuration: unknown key general.boardname'],
-    [{ messageConferences: { local: { areas: {} } } }, 'configuration: missing required key messageConferences.local.name'],
-    [{ messageConferences: { 'bad tag': { name: 'x' } } }, 'configuration: messageConferences: "bad tag" is not a valid tag (1-64 of A-Z a-z 0-9 _ . -)'],
+    [
+      { messageConferences: { local: { areas: {} } } },
+      'configuration: missing required key messageConferences.local.name',
+    ],
+    [
+      { messageConferences: { 'bad tag': { name: 'x' } } },
+      'configuration: messageConferences: "bad tag" is not a valid tag (1-64 of A-Z a-z 0-9 _ . -)',
+    ],
     [
       { fileBase: { areas: { up: { name: 'Up', storageTags: ['nowhere'] } } } },
       'configuration: fileBase.areas.up.storageTags: unknown storage tag "nowhere" (define it in fileBase.storageTags)',
     ],
-    [{ fileBase: { maxUploadBytes: 600 * 1024 * 1024 } }, 'configuration: fileBase.maxUploadBytes: must be <= 536870912'],
+    [
+      { fileBase: { maxUploadBytes: 600 * 1024 * 1024 } },
+      'configuration: fileBase.maxUploadBytes: must be <= 536870912',
+    ],
     [{ database: { url: 'mysql://x' } }, 'configuration: database.url: must start with sqlite: or postgres://'],
     [
       { contentServers: { web: { restApi: { corsAllowedOrigins: ['example.org'] } } } },
       'configuration: contentServers.web.restApi.corsAllowedOrigins: "example.org" is not "*" or an origin like https://example.org',
     ],
-    [{ contentServers: { web: { restApi: { jwtSecret: 'short' } } } }, 'configuration: contentServers.web.restApi.jwtSecret: must not have fewer than 32 characters'],
+    [
+      { contentServers: { web: { restApi: { jwtSecret: 'short' } } } },
+      'configuration: contentServers.web.restApi.jwtSecret: must not have fewer than 32 characters',
+    ],
   ])('rejects %j naming the key', (raw, message) => {
     expect(() => configFromObject(raw)).toThrow(new ConfigError(message));
   });

@@ -74,11 +74,25 @@ describe('page requests and pages', () => {
 
   it('cuts the over-fetched row and points the next key at the last item', () => {
     const rows = [{ id: 1 }, { id: 2 }, { id: 3 }];
-    expect(pageFromRows(rows, { limit: 2, afterKey: null }, (row) => row.id, (row) => row.id)).toEqual({
+    expect(
+      pageFromRows(
+        rows,
+        { limit: 2, afterKey: null },
+        (row) => row.id,
+        (row) => row.id,
+      ),
+    ).toEqual({
       items: [1, 2],
       nextKey: 2,
     });
-    expect(pageFromRows(rows.slice(0, 2), { limit: 2, afterKey: null }, (row) => row.id, (row) => row.id)).toEqual({
+    expect(
+      pageFromRows(
+        rows.slice(0, 2),
+        { limit: 2, afterKey: null },
+        (row) => row.id,
+        (row) => row.id,
+      ),
+    ).toEqual({
       items: [1, 2],
       nextKey: null,
     });
