@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -9,8 +10,14 @@ import type { Clock } from './clock.js';
 import type { Config } from './config/load-config.js';
 import { API_PREFIX } from './http/api-prefix.js';
 import { installAuthHook } from './http/auth-hook.js';
+import { installCors } from './http/cors.js';
 import { installProblemHandlers } from './http/problem.js';
+import { registerAuthRoutes } from './http/routes/auth-routes.js';
+import { fileRoutes } from './http/routes/file-routes.js';
+import { registerMessageRoutes } from './http/routes/message-routes.js';
 import { registerSystemRoutes } from './http/routes/system-routes.js';
+import { registerUserRoutes } from './http/routes/user-routes.js';
+import { installSessionActivity } from './http/session-activity.js';
 import { BAUD_VERSION } from './version.js';
 
 export interface BuildAppOptions {
@@ -78,10 +85,17 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
 
   if (web.restApi.enabled) {
     await registerOpenApi(app);
+    await app.register(cookie);
+    installCors(app, config); // before the auth hook: preflights never meet credential checks
     installAuthHook(app, board);
     await app.register(
       async (api) => {
+        installSessionActivity(api, board);
         registerSystemRoutes(api, board);
+        registerAuthRoutes(api, board);
+        registerUserRoutes(api, board);
+        registerMessageRoutes(api, board);
+        await api.register(fileRoutes, { board });
       },
       { prefix: API_PREFIX },
     );

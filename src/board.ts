@@ -1,11 +1,14 @@
 import { createAreaAccess } from './access/area-access.js';
 import { type BoardAreas, compileBoardAreas } from './access/board-areas.js';
 import { createAccessTokens } from './auth/access-tokens.js';
+import { createIdentityServices } from './auth/identity-services.js';
 import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config/load-config.js';
 import { type Database, migrateToLatest, openDatabase } from './db/database.js';
 import { loadOrCreateSecret } from './db/settings-store.js';
+import { openFileBase } from './files/file-service.js';
 import { createCursorCodec } from './http/pagination.js';
+import { createMessageService } from './messages/message-service.js';
 import { createSystemService } from './system/system-service.js';
 import { createUserService } from './users/user-service.js';
 
@@ -35,16 +38,19 @@ async function assembleBoard(config: Config, database: Database, clock: Clock, a
     : await loadOrCreateSecret(db, 'jwtSecret');
   const cursorSecret = await loadOrCreateSecret(db, 'cursorSecret');
   const users = createUserService({ db, config, clock });
+  const access = createAreaAccess({ config, areas, clock });
   return {
     config,
     database,
     db,
     clock,
     cursors: createCursorCodec(cursorSecret),
-    accessTokens: createAccessTokens(jwtSecret, clock),
+    ...createIdentityServices({ db, config, clock, users, accessTokens: createAccessTokens(jwtSecret, clock) }),
     users,
     areas,
-    access: createAreaAccess({ config, areas, clock }),
+    access,
+    messages: createMessageService({ db, clock, areas, access }),
+    files: await openFileBase({ db, config, clock, areas, access }),
     system: createSystemService({ db, config, clock, users }),
     close: () => database.close(),
   };

@@ -2,6 +2,8 @@ import { Command } from 'commander';
 import { BAUD_VERSION } from '../version.js';
 import { registerApiKeyCommands } from './api-key-commands.js';
 import { registerBoardCommands } from './board-commands.js';
+import { registerFileCommands } from './file-commands.js';
+import { registerMessageCommands } from './message-commands.js';
 import { registerUserCommands } from './user-commands.js';
 
 /** The `baud` command line: one registration call per domain. */
@@ -14,5 +16,7 @@ export function createProgram(): Command {
   registerBoardCommands(program);
   registerUserCommands(program);
   registerApiKeyCommands(program);
+  registerMessageCommands(program);
+  registerFileCommands(program);
   return program;
 }

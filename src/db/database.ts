@@ -13,6 +13,8 @@ export type Db = Kysely<Tables>;
 export interface Database {
   readonly db: Db;
   readonly dialect: Dialect;
+  /** The PostgreSQL schema chosen with `?schema=`, or null for the default search path. */
+  readonly schema: string | null;
   close(): Promise<void>;
 }
 
@@ -46,7 +48,7 @@ function openSqlite(file: string): Database {
     dialect: new SqliteDialect({ database: connection }),
     plugins: [new CamelCasePlugin()],
   });
-  return { db, dialect: 'sqlite', close: () => db.destroy() };
+  return { db, dialect: 'sqlite', schema: null, close: () => db.destroy() };
 }
 
 async function openPostgres(url: string, poolSize: number): Promise<Database> {
@@ -69,7 +71,7 @@ async function openPostgres(url: string, poolSize: number): Promise<Database> {
     await db.destroy();
     throw error;
   }
-  return { db, dialect: 'postgres', close: () => db.destroy() };
+  return { db, dialect: 'postgres', schema, close: () => db.destroy() };
 }
 
 /**
@@ -79,7 +81,13 @@ async function openPostgres(url: string, poolSize: number): Promise<Database> {
  */
 export async function migrateToLatest(database: Database): Promise<string[]> {
   const migrations = boardMigrations(database.dialect);
-  const migrator = new Migrator({ db: database.db, provider: { getMigrations: async () => migrations } });
+  const migrator = new Migrator({
+    db: database.db,
+    provider: { getMigrations: async () => migrations },
+    // Without it Kysely looks for its bookkeeping tables in every schema of the database and
+    // may find another board's (or another test run's) instead of creating this one's.
+    ...(database.schema ? { migrationTableSchema: database.schema } : {}),
+  });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((result) => result.status === 'Success').map((result) => result.migrationName);

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { looksLikeApiKey, verifyApiKey } from '../auth/api-keys.js';
 import { anonymousCaller, type Caller, type Scope } from '../auth/caller.js';
+import { isSessionAlive } from '../auth/sessions.js';
 import type { Board } from '../board.js';
 import { ForbiddenError, UnauthorizedError } from '../errors.js';
 import type { RouteAccess } from './route-access.js';
@@ -40,7 +41,9 @@ async function resolveCaller(board: Board, request: FastifyRequest): Promise<Cal
     return { kind: 'user', user, via: 'apiKey', scopes: key.scopes, isSecure, sessionId: null };
   }
   const claims = await board.accessTokens.verify(credential.value);
-  const user = claims && (await board.users.loadCallerUser(claims.userId));
+  const isLive =
+    claims !== null && (await isSessionAlive(board.db, claims.sessionId, claims.userId, board.clock.now()));
+  const user = claims && isLive ? await board.users.loadCallerUser(claims.userId) : null;
   if (!claims || !user) throw new UnauthorizedError('The access token is invalid or expired.', 'invalid_token');
   return {
     kind: 'user',
@@ -53,7 +56,7 @@ async function resolveCaller(board: Board, request: FastifyRequest): Promise<Cal
 }
 
 function assertRouteAccess(board: Board, access: RouteAccess, caller: Caller): void {
-  if (caller.kind === 'user' || access === 'public') return;
+  if (caller.kind === 'user' || access === 'public' || access === 'ownCredentials') return;
   if (access !== 'authenticated' && board.config.contentServers.web.restApi.system.public[access.publicToggle]) return;
   throw new UnauthorizedError();
 }
@@ -71,6 +74,9 @@ export function installAuthHook(app: FastifyInstance, board: Board): void {
     // Unknown routes answer 404/405 whoever asks; a bad credential there is beside the point.
     if (request.is404) return;
     const access = request.routeOptions.config.access ?? 'authenticated';
+    // Login, refresh and logout carry their own credentials (password, refresh cookie): a stale
+    // access token a client attaches to every request must not stop it from getting a fresh one.
+    if (access === 'ownCredentials') return;
     const caller = await resolveCaller(board, request);
     request.caller = caller;
     if (caller.kind === 'user' && !caller.scopes.has(requiredScope(request.method))) {

@@ -107,7 +107,7 @@ export function listReply<Item>(
     reply.header('link', `<${url.pathname}${url.search}>; rel="next"`);
   }
   return {
-    data: page.items,
+    data: [...page.items],
     meta: { count: page.items.length, limit: paging.limit, nextCursor: next },
     pagination: { next },
   };
@@ -116,7 +116,7 @@ export function listReply<Item>(
 /** The envelope of a list that is never paginated (conferences, areas, nodes, last callers). */
 export function wholeListReply<Item>(items: readonly Item[], limit = items.length) {
   return {
-    data: items,
+    data: [...items],
     meta: { count: items.length, limit, nextCursor: null },
     pagination: { next: null },
   };

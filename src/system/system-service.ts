@@ -14,6 +14,32 @@ export interface BoardInfo {
   uptimeSeconds: number;
 }
 
+/** One active login session (decisions.md, "Node entry"). */
+export interface NodeEntry {
+  node: number;
+  authenticated: boolean;
+  action: string;
+  isSecure: boolean;
+  userId: number;
+  username: string;
+  location: string;
+  affiliations: string;
+  timeOnMinutes: number;
+  connectedAt: string;
+  lastActivityAt: string;
+}
+
+/** One interactive login (decisions.md, "Last-caller entry"). */
+export interface LastCallerEntry {
+  userId: number;
+  username: string;
+  location: string;
+  affiliations: string;
+  timestamp: string;
+}
+
+export const MAX_LAST_CALLERS = 50;
+
 export interface BoardStats {
   totalUsers: number;
   totalMessages: number;
@@ -42,6 +68,60 @@ export function createSystemService(deps: { db: Db; config: Config; clock: Clock
         ...(config.general.sysopName ? { sysopName: config.general.sysopName } : {}),
         uptimeSeconds: Math.max(0, Math.floor((now.getTime() - startedAt.getTime()) / 1000)),
       };
+    },
+
+    /**
+     * Active sessions, numbered from 1 in the order they logged in. Node numbers are positions
+     * in this list, not stable ids: HTTP sessions have no fixed line to sit on.
+     */
+    async listNodes(): Promise<NodeEntry[]> {
+      const now = clock.now();
+      const rows = await activeSessionsQuery(db, now)
+        .innerJoin('users', 'users.id', 'refreshFamilies.userId')
+        .select([
+          'refreshFamilies.createdAt',
+          'refreshFamilies.lastActivityAt',
+          'refreshFamilies.lastAction',
+          'refreshFamilies.isSecure',
+          'users.id as userId',
+          'users.username',
+          'users.location',
+          'users.affiliations',
+        ])
+        .orderBy('refreshFamilies.createdAt')
+        .orderBy('refreshFamilies.id')
+        .execute();
+      return rows.map((row, index) => ({
+        node: index + 1,
+        authenticated: true,
+        action: row.lastAction,
+        isSecure: row.isSecure === 1,
+        userId: row.userId,
+        username: row.username,
+        location: row.location ?? '',
+        affiliations: row.affiliations ?? '',
+        timeOnMinutes: Math.max(0, Math.floor((now.getTime() - Date.parse(row.createdAt)) / 60_000)),
+        connectedAt: row.createdAt,
+        lastActivityAt: row.lastActivityAt,
+      }));
+    },
+
+    /** The most recent interactive logins, newest first (at most 50). */
+    async listLastCallers(limit = MAX_LAST_CALLERS): Promise<LastCallerEntry[]> {
+      const rows = await db
+        .selectFrom('calls')
+        .innerJoin('users', 'users.id', 'calls.userId')
+        .select(['users.id as userId', 'users.username', 'users.location', 'users.affiliations', 'calls.calledAt'])
+        .orderBy('calls.id', 'desc')
+        .limit(Math.min(Math.max(1, limit), MAX_LAST_CALLERS))
+        .execute();
+      return rows.map((row) => ({
+        userId: row.userId,
+        username: row.username,
+        location: row.location ?? '',
+        affiliations: row.affiliations ?? '',
+        timestamp: row.calledAt,
+      }));
     },
 
     /** Totals come from the per-area counters, so stats stay cheap on a board with millions of rows. */

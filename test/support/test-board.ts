@@ -101,9 +101,26 @@ export async function createTestBoard(dialect: Dialect, options: TestBoardOption
       options.config ?? {},
     ),
   );
-  const board = await openBoard(config, options.clock ? { clock: options.clock } : {});
-  const app = await buildApp(config, { board, logger: false });
-  await app.ready();
+  const cleanUp = async () => {
+    if (dialect === 'postgres') await dropSchema(schema);
+    rmSync(dir, { recursive: true, force: true });
+  };
+  let board: Board;
+  let app: BaudApp;
+  try {
+    board = await openBoard(config, options.clock ? { clock: options.clock } : {});
+  } catch (error) {
+    await cleanUp();
+    throw error;
+  }
+  try {
+    app = await buildApp(config, { board, logger: false });
+    await app.ready();
+  } catch (error) {
+    await board.close();
+    await cleanUp();
+    throw error;
+  }
   return {
     app,
     board,
@@ -116,14 +133,30 @@ export async function createTestBoard(dialect: Dialect, options: TestBoardOption
         password: userOptions.password ?? 'correct horse battery',
         groups: userOptions.groups ?? [],
       });
-      const { accessToken } = await board.accessTokens.issue({ userId: user.userId, sessionId: randomUUID() });
+      // A real login session row: access tokens are only honoured while their session stands.
+      const sessionId = randomUUID();
+      const now = board.clock.now().toISOString();
+      await board.db
+        .insertInto('refreshFamilies')
+        .values({
+          id: sessionId,
+          userId: user.userId,
+          createdAt: now,
+          expiresAt: new Date(board.clock.now().getTime() + 90 * 86_400_000).toISOString(),
+          lastActivityAt: now,
+          lastAction: 'Logging in',
+          isSecure: 0,
+          clientAddress: '127.0.0.1',
+          revokedAt: null,
+        })
+        .execute();
+      const { accessToken } = await board.accessTokens.issue({ userId: user.userId, sessionId });
       return { userId: user.userId, token: accessToken, auth: { authorization: `Bearer ${accessToken}` } };
     },
     async close() {
       await app.close();
       await board.close();
-      if (dialect === 'postgres') await dropSchema(schema);
-      rmSync(dir, { recursive: true, force: true });
+      await cleanUp();
     },
   };
 }

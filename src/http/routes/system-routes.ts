@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
 import type { Board } from '../../board.js';
+import { MAX_LAST_CALLERS } from '../../system/system-service.js';
+import { ListEnvelope, wholeListReply } from '../pagination.js';
 import { ProblemResponses } from '../schemas.js';
 
 const BoardInfo = Type.Object(
@@ -27,6 +29,40 @@ const BoardStats = Type.Object(
   { $id: 'BoardStats' },
 );
 
+const NodeEntry = Type.Object(
+  {
+    node: Type.Integer({ description: 'Position in this list (1-based).' }),
+    authenticated: Type.Boolean(),
+    action: Type.String({ description: 'What the session did last, e.g. "Reading messages".' }),
+    isSecure: Type.Boolean({ description: 'The session last came over TLS.' }),
+    userId: Type.Integer(),
+    username: Type.String(),
+    location: Type.String(),
+    affiliations: Type.String(),
+    timeOnMinutes: Type.Integer({ description: 'Minutes since the session logged in.' }),
+    connectedAt: Type.String({ format: 'date-time' }),
+    lastActivityAt: Type.String({ format: 'date-time' }),
+  },
+  { $id: 'NodeEntry' },
+);
+
+const LastCallerEntry = Type.Object(
+  {
+    userId: Type.Integer(),
+    username: Type.String(),
+    location: Type.String(),
+    affiliations: Type.String(),
+    timestamp: Type.String({ format: 'date-time' }),
+  },
+  { $id: 'LastCallerEntry' },
+);
+
+const LastCallersQuery = Type.Object({
+  limit: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: MAX_LAST_CALLERS, default: MAX_LAST_CALLERS, description: 'At most 50.' }),
+  ),
+});
+
 export function registerSystemRoutes(app: FastifyInstance, board: Board): void {
   app.get(
     '/system/info',
@@ -52,5 +88,36 @@ export function registerSystemRoutes(app: FastifyInstance, board: Board): void {
       },
     },
     () => board.system.getStats(),
+  );
+
+  app.get(
+    '/system/nodes',
+    {
+      config: { access: { publicToggle: 'nodes' } },
+      schema: {
+        tags: ['system'],
+        summary: 'Active login sessions',
+        description: 'A session is active while it is alive and was used in the last 15 minutes.',
+        response: { 200: ListEnvelope(NodeEntry), ...ProblemResponses(401) },
+      },
+    },
+    async () => wholeListReply(await board.system.listNodes()),
+  );
+
+  app.get<{ Querystring: Static<typeof LastCallersQuery> }>(
+    '/system/last-callers',
+    {
+      config: { access: { publicToggle: 'last-callers' } },
+      schema: {
+        tags: ['system'],
+        summary: 'Most recent interactive logins, newest first',
+        querystring: LastCallersQuery,
+        response: { 200: ListEnvelope(LastCallerEntry), ...ProblemResponses(401) },
+      },
+    },
+    async (request) => {
+      const limit = request.query.limit ?? MAX_LAST_CALLERS;
+      return wholeListReply(await board.system.listLastCallers(limit), limit);
+    },
   );
 }

@@ -1,0 +1,180 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { Transaction } from 'kysely';
+import type { Clock } from '../clock.js';
+import type { Config } from '../config/load-config.js';
+import type { Db } from '../db/database.js';
+import type { Tables } from '../db/schema.js';
+import { UnauthorizedError } from '../errors.js';
+import { hashSecretToken } from './api-keys.js';
+
+/** Lifetime of one refresh token (and of the cookie that carries it). */
+export const REFRESH_TOKEN_TTL_SECONDS = 30 * 24 * 60 * 60;
+const REFRESH_TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** What the client sees of a login session: the family it belongs to and the new raw token. */
+export interface IssuedRefreshToken {
+  readonly familyId: string;
+  readonly userId: number;
+  /** The raw token: goes into the cookie, never into the database. */
+  readonly refreshToken: string;
+}
+
+export interface NewFamilyInput {
+  readonly userId: number;
+  readonly isSecure: boolean;
+  readonly clientAddress: string;
+}
+
+const invalidRefreshToken = () => new UnauthorizedError('The refresh token is invalid, expired or revoked.');
+
+/**
+ * Refresh tokens and their families (login sessions). A family starts at login and ends at
+ * logout, at its absolute lifetime (`restApi.refreshFamilyMaxAgeDays`), or when the user is
+ * disabled or changes password (`users.credentialsChangedAt` newer than the family). Each
+ * refresh rotates the token; presenting an already rotated token revokes the whole family
+ * (reuse detection, RFC 9700 §4.14), because only a thief or a replay holds an old token.
+ */
+export function createRefreshTokenStore(deps: { db: Db; clock: Clock; config: Config }) {
+  const { db, clock, config } = deps;
+  const familyMaxAgeMs = config.contentServers.web.restApi.refreshFamilyMaxAgeDays * DAY_MS;
+
+  async function insertToken(trx: Transaction<Tables>, familyId: string, now: Date): Promise<string> {
+    const refreshToken = randomBytes(32).toString('base64url');
+    await trx
+      .insertInto('refreshTokens')
+      .values({
+        familyId,
+        tokenHash: hashSecretToken(refreshToken),
+        createdAt: now.toISOString(),
+        expiresAt: new Date(now.getTime() + REFRESH_TOKEN_TTL_SECONDS * 1000).toISOString(),
+        rotatedAt: null,
+      })
+      .execute();
+    return refreshToken;
+  }
+
+  async function revokeFamily(trx: Transaction<Tables> | Db, familyId: string, now: Date): Promise<void> {
+    await trx
+      .updateTable('refreshFamilies')
+      .set({ revokedAt: now.toISOString() })
+      .where('id', '=', familyId)
+      .where('revokedAt', 'is', null)
+      .execute();
+  }
+
+  return {
+    /** Starts a login session inside the caller's transaction (login writes more rows with it). */
+    async createFamily(trx: Transaction<Tables>, input: NewFamilyInput): Promise<IssuedRefreshToken> {
+      const now = clock.now();
+      const familyId = randomUUID();
+      await trx
+        .insertInto('refreshFamilies')
+        .values({
+          id: familyId,
+          userId: input.userId,
+          createdAt: now.toISOString(),
+          expiresAt: new Date(now.getTime() + familyMaxAgeMs).toISOString(),
+          lastActivityAt: now.toISOString(),
+          lastAction: 'Logging in',
+          isSecure: input.isSecure ? 1 : 0,
+          clientAddress: input.clientAddress,
+          revokedAt: null,
+        })
+        .execute();
+      const refreshToken = await insertToken(trx, familyId, now);
+      return { familyId, userId: input.userId, refreshToken };
+    },
+
+    /**
+     * Exchanges a live refresh token for a new one of the same family. Throws
+     * `UnauthorizedError` for anything else; a rotated token also revokes its family.
+     */
+    async rotate(rawToken: string): Promise<IssuedRefreshToken> {
+      if (!REFRESH_TOKEN_PATTERN.test(rawToken)) throw invalidRefreshToken();
+      const now = clock.now();
+      const nowIso = now.toISOString();
+      // Reuse detection must survive the 401 it causes, so the outcome is returned, not thrown, from the transaction.
+      const outcome = await db.transaction().execute(async (trx) => {
+        const row = await trx
+          .selectFrom('refreshTokens as t')
+          .innerJoin('refreshFamilies as f', 'f.id', 't.familyId')
+          .innerJoin('users as u', 'u.id', 'f.userId')
+          .select([
+            't.id as tokenId',
+            't.expiresAt as tokenExpiresAt',
+            't.rotatedAt',
+            'f.id as familyId',
+            'f.userId',
+            'f.createdAt as familyCreatedAt',
+            'f.expiresAt as familyExpiresAt',
+            'f.revokedAt',
+            'u.disabledAt',
+            'u.credentialsChangedAt',
+          ])
+          .where('t.tokenHash', '=', hashSecretToken(rawToken))
+          .executeTakeFirst();
+        if (!row || row.revokedAt !== null) return null;
+        const familyIsDead =
+          row.familyExpiresAt <= nowIso ||
+          row.disabledAt !== null ||
+          row.credentialsChangedAt > row.familyCreatedAt ||
+          row.rotatedAt !== null;
+        if (familyIsDead) {
+          await revokeFamily(trx, row.familyId, now);
+          return null;
+        }
+        if (row.tokenExpiresAt <= nowIso) return null;
+        // Conditional on `rotatedAt is null`: of two concurrent refreshes with one token, one wins
+        // and the other is treated as reuse.
+        const claimed = await trx
+          .updateTable('refreshTokens')
+          .set({ rotatedAt: nowIso })
+          .where('id', '=', row.tokenId)
+          .where('rotatedAt', 'is', null)
+          .executeTakeFirst();
+        if (Number(claimed.numUpdatedRows) !== 1) {
+          await revokeFamily(trx, row.familyId, now);
+          return null;
+        }
+        const refreshToken = await insertToken(trx, row.familyId, now);
+        return { familyId: row.familyId, userId: row.userId, refreshToken };
+      });
+      if (!outcome) throw invalidRefreshToken();
+      return outcome;
+    },
+
+    /** Ends the session a token belongs to (rotated or not). Unknown tokens are ignored: logout is idempotent. */
+    async revokeFamilyOf(rawToken: string): Promise<void> {
+      if (!REFRESH_TOKEN_PATTERN.test(rawToken)) return;
+      const row = await db
+        .selectFrom('refreshTokens')
+        .select('familyId')
+        .where('tokenHash', '=', hashSecretToken(rawToken))
+        .executeTakeFirst();
+      if (row) await revokeFamily(db, row.familyId, clock.now());
+    },
+
+    /**
+     * Deletes what can never be used again: expired tokens, and families that are revoked or
+     * past their absolute lifetime (their tokens go with them).
+     */
+    async prune(): Promise<void> {
+      const nowIso = clock.now().toISOString();
+      await db.transaction().execute(async (trx) => {
+        await trx.deleteFrom('refreshTokens').where('expiresAt', '<=', nowIso).execute();
+        const deadFamilies = trx
+          .selectFrom('refreshFamilies')
+          .select('id')
+          .where((eb) => eb.or([eb('expiresAt', '<=', nowIso), eb('revokedAt', 'is not', null)]));
+        await trx.deleteFrom('refreshTokens').where('familyId', 'in', deadFamilies).execute();
+        await trx
+          .deleteFrom('refreshFamilies')
+          .where((eb) => eb.or([eb('expiresAt', '<=', nowIso), eb('revokedAt', 'is not', null)]))
+          .execute();
+      });
+    },
+  };
+}
+
+export type RefreshTokenStore = ReturnType<typeof createRefreshTokenStore>;

@@ -1,0 +1,275 @@
+import type { Readable } from 'node:stream';
+import type { AreaAccess } from '../access/area-access.js';
+import type { BoardAreas, FileAreaDef } from '../access/board-areas.js';
+import type { Caller } from '../auth/caller.js';
+import type { Clock } from '../clock.js';
+import type { Config } from '../config/load-config.js';
+import type { Db } from '../db/database.js';
+import type { Page, PageRequest } from '../db/keyset.js';
+import { BadRequestError, NotFoundError, PayloadTooLargeError } from '../errors.js';
+import { presentText } from '../text/strip-ansi.js';
+import { importLocalFile, ingestReceivedFile } from './file-import.js';
+import { type ByteRange, createFileStorage, type FileStorage, type ReceivedFile } from './file-storage.js';
+import { createFileStore, type FileRecord, type StoredFile } from './file-store.js';
+
+/** File area detail (spec 2.8) plus `fileCount` (decisions.md). */
+export interface FileAreaSummary {
+  readonly areaTag: string;
+  readonly name: string;
+  readonly desc: string;
+  /** The first of the area's storage tags: where uploads go. */
+  readonly storageTag: string;
+  readonly fileCount: number;
+}
+
+/** One part of an upload body, already split by the HTTP layer; the service knows no multipart. */
+export type UploadPart =
+  | {
+      readonly kind: 'file';
+      readonly fieldName: string;
+      readonly fileName: string;
+      readonly stream: Readable;
+      /** True once the parser cut the file at its size limit. */
+      readonly isTruncated: () => boolean;
+    }
+  | { readonly kind: 'field'; readonly fieldName: string; readonly value: string; readonly isTruncated: boolean };
+
+/** Something with pino's `warn`; the service logs through the request's logger. */
+export interface WarnLogger {
+  warn(details: object, message: string): void;
+}
+
+const UPLOAD_FIELDS: ReadonlySet<string> = new Set(['desc', 'hashTags']);
+
+function stripRecord(record: StoredFile, shouldStrip: boolean): FileRecord {
+  return {
+    fileId: record.fileId,
+    areaTag: record.areaTag,
+    fileName: record.fileName,
+    desc: presentText(record.desc, shouldStrip),
+    descLong: presentText(record.descLong, shouldStrip),
+    byteSize: record.byteSize,
+    uploadTimestamp: record.uploadTimestamp,
+    uploadByUsername: record.uploadByUsername,
+    dlCount: record.dlCount,
+    sha256: record.sha256,
+    archiveType: record.archiveType,
+    hashTags: record.hashTags,
+    estReleaseYear: record.estReleaseYear,
+  };
+}
+
+/**
+ * Opens the file base of a board: storage directories are created and leftover temp files
+ * of crashed uploads removed before the service is handed out.
+ */
+export async function openFileBase(deps: {
+  db: Db;
+  config: Config;
+  clock: Clock;
+  areas: BoardAreas;
+  access: AreaAccess;
+}) {
+  const { requestTimeoutSeconds } = deps.config.contentServers.web;
+  const storage = createFileStorage(deps.config.fileBase.storageTags, {
+    clock: deps.clock,
+    // A temp file younger than any upload could last may belong to another node on a shared mount.
+    tempGraceMs: Math.max(3600, 2 * requestTimeoutSeconds) * 1000,
+  });
+  await storage.ensureDirectories();
+  await storage.removeLeftoverTemps();
+  return createFileService({ ...deps, storage });
+}
+
+/**
+ * The file base's rules: who sees which area and file (via the board's area access),
+ * uploads, downloads and operator import/remove. HTTP and CLI share it.
+ */
+export function createFileService(deps: {
+  db: Db;
+  config: Config;
+  clock: Clock;
+  areas: BoardAreas;
+  access: AreaAccess;
+  storage: FileStorage;
+}) {
+  const { config, areas, access, storage, clock } = deps;
+  const store = createFileStore(deps.db);
+  const ingestDeps = { store, storage, clock };
+  const maxUploadBytes = config.fileBase.maxUploadBytes;
+
+  function summarise(area: FileAreaDef, counts: ReadonlyMap<string, number>, shouldStrip: boolean): FileAreaSummary {
+    return {
+      areaTag: area.areaTag,
+      name: area.name,
+      desc: presentText(area.desc, shouldStrip),
+      // Config guarantees at least one storage tag per area.
+      storageTag: area.storageTags[0] ?? '',
+      fileCount: counts.get(area.areaTag) ?? 0,
+    };
+  }
+
+  /** The file if the caller may see its area; unknown files and files of unconfigured areas are 404. */
+  async function visibleFile(caller: Caller, fileId: number, check: 'read' | 'download'): Promise<StoredFile> {
+    const file = await store.findFile(fileId);
+    if (!file || !areas.fileAreas.has(file.areaTag)) throw new NotFoundError(`No file ${fileId}.`);
+    if (check === 'read') access.readableFileArea(caller, file.areaTag);
+    else access.downloadableFileArea(caller, file.areaTag);
+    return file;
+  }
+
+  function storageTagOf(area: FileAreaDef): string {
+    const storageTag = area.storageTags[0];
+    if (storageTag === undefined) throw new Error(`file area "${area.areaTag}" has no storage tag`);
+    return storageTag;
+  }
+
+  return {
+    store,
+    storage,
+
+    /** File areas the caller may browse, in configuration order. */
+    async listAreas(caller: Caller, shouldStrip: boolean): Promise<FileAreaSummary[]> {
+      const counts = await store.fileCounts();
+      return [...areas.fileAreas.values()]
+        .filter((area) => access.canReadFileArea(caller, area))
+        .map((area) => summarise(area, counts, shouldStrip));
+    },
+
+    async getArea(caller: Caller, areaTag: string, shouldStrip: boolean): Promise<FileAreaSummary> {
+      const area = access.readableFileArea(caller, areaTag);
+      return summarise(area, await store.fileCounts(), shouldStrip);
+    },
+
+    async listAreaFiles(
+      caller: Caller,
+      areaTag: string,
+      page: PageRequest,
+      shouldStrip: boolean,
+    ): Promise<Page<FileRecord>> {
+      access.readableFileArea(caller, areaTag);
+      const files = await store.listAreaFiles(areaTag, page);
+      return { items: files.items.map((file) => stripRecord(file, shouldStrip)), nextKey: files.nextKey };
+    },
+
+    async getFile(caller: Caller, fileId: number, shouldStrip: boolean): Promise<FileRecord> {
+      return stripRecord(await visibleFile(caller, fileId, 'read'), shouldStrip);
+    },
+
+    /** Throws 404/401/403 unless the caller may upload to `areaTag`; call before reading any body. */
+    assertCanUpload(caller: Caller, areaTag: string): void {
+      access.writableFileArea(caller, areaTag);
+    },
+
+    /**
+     * Stores an upload: `file` (required, streamed to disk with SHA-256 and size, cut off at
+     * `fileBase.maxUploadBytes` → 413), optional `desc` and `hashTags` fields. Any other part →
+     * 400; same content already in the area → 409. Nothing is left on disk on failure.
+     */
+    async upload(caller: Caller, areaTag: string, parts: AsyncIterable<UploadPart>): Promise<FileRecord> {
+      const area = access.writableFileArea(caller, areaTag);
+      const uploaderId = caller.kind === 'user' ? caller.user.id : null;
+      const fields = new Map<string, string>();
+      let received: ReceivedFile | null = null;
+      let clientFileName = '';
+      try {
+        for await (const part of parts) {
+          if (part.kind === 'field') {
+            if (!UPLOAD_FIELDS.has(part.fieldName)) {
+              throw new BadRequestError(`Unknown form field "${part.fieldName}".`, [
+                { pointer: `/body/${part.fieldName}`, message: 'is not a known field' },
+              ]);
+            }
+            if (part.isTruncated) {
+              throw new BadRequestError(`The form field "${part.fieldName}" is too long.`, [
+                { pointer: `/body/${part.fieldName}`, message: 'is too long' },
+              ]);
+            }
+            fields.set(part.fieldName, part.value);
+            continue;
+          }
+          if (part.fieldName !== 'file' || received !== null) {
+            part.stream.resume();
+            throw new BadRequestError('Send exactly one file, in the form field "file".', [
+              { pointer: `/body/${part.fieldName}`, message: 'is not the file field' },
+            ]);
+          }
+          clientFileName = part.fileName;
+          received = await storage.receive(storageTagOf(area), part.stream, maxUploadBytes);
+          if (part.isTruncated()) {
+            throw new PayloadTooLargeError(`The file is larger than the limit of ${maxUploadBytes} bytes.`);
+          }
+        }
+        if (received === null) {
+          throw new BadRequestError('The form field "file" is required.', [
+            { pointer: '/body/file', message: 'is required' },
+          ]);
+        }
+        if (received.byteSize === 0) {
+          throw new BadRequestError('The file is empty.', [{ pointer: '/body/file', message: 'is empty' }]);
+        }
+        const ingesting = received;
+        // ingestReceivedFile owns the temp file from here, success or failure.
+        received = null;
+        const stored = await ingestReceivedFile(ingestDeps, {
+          areaTag: area.areaTag,
+          received: ingesting,
+          clientFileName,
+          formDesc: fields.get('desc') ?? null,
+          formHashTags: fields.get('hashTags') ?? null,
+          uploadByUserId: uploaderId,
+        });
+        return stripRecord(stored, false);
+      } finally {
+        if (received !== null) await storage.discard(received);
+      }
+    },
+
+    /** The file if the caller may download it (read + download ACS). */
+    downloadableFile(caller: Caller, fileId: number): Promise<StoredFile> {
+      return visibleFile(caller, fileId, 'download');
+    },
+
+    /** A stream of the file's bytes; 404 (and a warning in the log) when they are missing on disk. */
+    async openContent(file: StoredFile, range: ByteRange | undefined, log: WarnLogger): Promise<Readable> {
+      const stream = await storage.open(file.storageTag, file.fileId, range);
+      if (stream === null) {
+        log.warn(
+          { fileId: file.fileId, storageTag: file.storageTag, path: storage.pathOf(file.storageTag, file.fileId) },
+          'file missing in storage',
+        );
+        throw new NotFoundError(`The content of file ${file.fileId} is missing.`);
+      }
+      return stream;
+    },
+
+    /** Counts a completed full download for the file and (if any) the downloading user. */
+    async recordDownload(caller: Caller, file: StoredFile): Promise<void> {
+      await store.recordDownload(file.fileId, caller.kind === 'user' ? caller.user.id : null, file.byteSize);
+    },
+
+    /** Operator import (`baud file import`): no ACS, same extraction and duplicate rules as uploads. */
+    async importFile(areaTag: string, filePath: string, options: { desc?: string | null } = {}): Promise<FileRecord> {
+      const area = areas.fileAreas.get(areaTag);
+      if (!area) throw new NotFoundError(`No file area "${areaTag}".`);
+      const stored = await importLocalFile(ingestDeps, {
+        areaTag,
+        storageTag: storageTagOf(area),
+        filePath,
+        desc: options.desc ?? null,
+        maxBytes: maxUploadBytes,
+      });
+      return stripRecord(stored, false);
+    },
+
+    /** Operator remove (`baud file remove`): the row and counters, then the bytes on disk. */
+    async removeFile(fileId: number): Promise<FileRecord> {
+      const file = await store.deleteFile(fileId);
+      if (!file) throw new NotFoundError(`No file ${fileId}.`);
+      await storage.remove(file.storageTag, file.fileId);
+      return stripRecord(file, false);
+    },
+  };
+}
+
+export type FileService = ReturnType<typeof createFileService>;

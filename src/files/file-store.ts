@@ -1,0 +1,265 @@
+import type { Transaction } from 'kysely';
+import type { Db } from '../db/database.js';
+import { type Page, type PageRequest, pageFromRows, rowsToFetch } from '../db/keyset.js';
+import type { Tables } from '../db/schema.js';
+import { ConflictError } from '../errors.js';
+import { withClashSuffix } from './file-name.js';
+
+/** A file record as the API shows it (decisions.md, "Element shapes"), before ANSI stripping. */
+export interface FileRecord {
+  readonly fileId: number;
+  readonly areaTag: string;
+  readonly fileName: string;
+  readonly desc: string;
+  readonly descLong: string;
+  readonly byteSize: number;
+  readonly uploadTimestamp: string;
+  /** Null when the uploader's account is gone (or the file was imported by the operator). */
+  readonly uploadByUsername: string | null;
+  readonly dlCount: number;
+  readonly sha256: string;
+  readonly archiveType: string | null;
+  readonly hashTags: string[];
+  readonly estReleaseYear: number | null;
+}
+
+/** A file record plus where its bytes are. */
+export interface StoredFile extends FileRecord {
+  readonly storageTag: string;
+}
+
+export interface NewFile {
+  readonly areaTag: string;
+  readonly storageTag: string;
+  /** The sanitised client name; a clash in the area gets a ` (2)` style suffix. */
+  readonly fileName: string;
+  readonly desc: string;
+  readonly descLong: string;
+  readonly byteSize: number;
+  readonly sha256: string;
+  readonly uploadTimestamp: string;
+  readonly uploadByUserId: number | null;
+  readonly archiveType: string | null;
+  readonly hashTags: readonly string[];
+  readonly estReleaseYear: number | null;
+}
+
+// Names tried before giving up on finding a free ` (n)` suffix.
+const MAX_CLASH_SUFFIX = 10_000;
+// A concurrent insert of the same name can still win the race; the whole insert is retried.
+const MAX_INSERT_ATTEMPTS = 3;
+
+type Executor = Db | Transaction<Tables>;
+
+/** Unique-constraint violation on either dialect. */
+function isUniqueViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE';
+}
+
+function selectFiles(db: Executor) {
+  return db
+    .selectFrom('files')
+    .leftJoin('users', 'users.id', 'files.uploadByUserId')
+    .select([
+      'files.id',
+      'files.areaTag',
+      'files.storageTag',
+      'files.fileName',
+      'files.desc',
+      'files.descLong',
+      'files.byteSize',
+      'files.sha256',
+      'files.uploadTimestamp',
+      'files.dlCount',
+      'files.archiveType',
+      'files.hashTags',
+      'files.estReleaseYear',
+      'users.username as uploadByUsername',
+    ]);
+}
+
+type FileQueryRow = Awaited<ReturnType<ReturnType<typeof selectFiles>['executeTakeFirstOrThrow']>>;
+
+function toStoredFile(row: FileQueryRow): StoredFile {
+  return {
+    fileId: row.id,
+    areaTag: row.areaTag,
+    storageTag: row.storageTag,
+    fileName: row.fileName,
+    desc: row.desc,
+    descLong: row.descLong,
+    byteSize: Number(row.byteSize),
+    uploadTimestamp: row.uploadTimestamp,
+    uploadByUsername: row.uploadByUsername ?? null,
+    dlCount: Number(row.dlCount),
+    sha256: row.sha256,
+    archiveType: row.archiveType,
+    hashTags: parseHashTags(row.hashTags),
+    estReleaseYear: row.estReleaseYear,
+  };
+}
+
+function parseHashTags(json: string): string[] {
+  try {
+    const value: unknown = JSON.parse(json);
+    return Array.isArray(value) ? value.filter((tag): tag is string => typeof tag === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+/** The queries of the file base. Every write that touches counters is one transaction. */
+export function createFileStore(db: Db) {
+  async function findFile(executor: Executor, fileId: number): Promise<StoredFile | null> {
+    const row = await selectFiles(executor).where('files.id', '=', fileId).executeTakeFirst();
+    return row ? toStoredFile(row) : null;
+  }
+
+  async function freeFileName(trx: Executor, areaTag: string, fileName: string): Promise<string> {
+    for (let n = 1; n <= MAX_CLASH_SUFFIX; n += 1) {
+      const candidate = n === 1 ? fileName : withClashSuffix(fileName, n);
+      const taken = await trx
+        .selectFrom('files')
+        .select('id')
+        .where('areaTag', '=', areaTag)
+        .where('fileName', '=', candidate)
+        .executeTakeFirst();
+      if (!taken) return candidate;
+    }
+    throw new ConflictError(`Too many files named "${fileName}" in file area "${areaTag}".`);
+  }
+
+  async function insertOnce(file: NewFile, afterInsert: (fileId: number) => Promise<void>): Promise<StoredFile> {
+    return db.transaction().execute(async (trx) => {
+      const duplicate = await trx
+        .selectFrom('files')
+        .select('id')
+        .where('areaTag', '=', file.areaTag)
+        .where('sha256', '=', file.sha256)
+        .executeTakeFirst();
+      if (duplicate) {
+        throw new ConflictError(`The same file is already in file area "${file.areaTag}" as fileId ${duplicate.id}.`);
+      }
+      const fileName = await freeFileName(trx, file.areaTag, file.fileName);
+      const { id } = await trx
+        .insertInto('files')
+        .values({
+          areaTag: file.areaTag,
+          storageTag: file.storageTag,
+          fileName,
+          desc: file.desc,
+          descLong: file.descLong,
+          byteSize: file.byteSize,
+          sha256: file.sha256,
+          uploadTimestamp: file.uploadTimestamp,
+          uploadByUserId: file.uploadByUserId,
+          archiveType: file.archiveType,
+          hashTags: JSON.stringify(file.hashTags),
+          estReleaseYear: file.estReleaseYear,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      await trx
+        .insertInto('fileAreas')
+        .values({ areaTag: file.areaTag, fileCount: 1, totalBytes: file.byteSize })
+        .onConflict((conflict) =>
+          conflict.column('areaTag').doUpdateSet((eb) => ({
+            fileCount: eb('fileAreas.fileCount', '+', 1),
+            totalBytes: eb('fileAreas.totalBytes', '+', file.byteSize),
+          })),
+        )
+        .execute();
+      if (file.uploadByUserId !== null) {
+        await trx
+          .updateTable('users')
+          .set((eb) => ({
+            uploadCount: eb('uploadCount', '+', 1),
+            uploadBytes: eb('uploadBytes', '+', file.byteSize),
+          }))
+          .where('id', '=', file.uploadByUserId)
+          .execute();
+      }
+      // Inside the transaction: if putting the bytes in place fails, the row never appears.
+      await afterInsert(id);
+      const stored = await findFile(trx, id);
+      if (!stored) throw new Error(`file ${id} vanished inside its own transaction`);
+      return stored;
+    });
+  }
+
+  return {
+    findFile: (fileId: number) => findFile(db, fileId),
+
+    /** Files of an area, newest first (fileId descending), one keyset page. */
+    async listAreaFiles(areaTag: string, page: PageRequest): Promise<Page<StoredFile>> {
+      let query = selectFiles(db).where('files.areaTag', '=', areaTag);
+      if (page.afterKey !== null) query = query.where('files.id', '<', page.afterKey);
+      const rows = await query.orderBy('files.id', 'desc').limit(rowsToFetch(page)).execute();
+      return pageFromRows(rows, page, (row) => row.id, toStoredFile);
+    },
+
+    /** fileCount per area tag (areas without files are absent). */
+    async fileCounts(): Promise<Map<string, number>> {
+      const rows = await db.selectFrom('fileAreas').select(['areaTag', 'fileCount']).execute();
+      return new Map(rows.map((row) => [row.areaTag, Number(row.fileCount)]));
+    },
+
+    /**
+     * Records a new file and its counters (area, uploader) in one transaction. Same area + same
+     * sha256 → `ConflictError` naming the existing fileId; a name clash gets a ` (n)` suffix.
+     * `afterInsert(fileId)` runs inside the transaction (it puts the bytes in place), so a
+     * failure there leaves no row.
+     */
+    async insertFile(file: NewFile, afterInsert: (fileId: number) => Promise<void>): Promise<StoredFile> {
+      for (let attempt = 1; ; attempt += 1) {
+        try {
+          return await insertOnce(file, afterInsert);
+        } catch (error) {
+          if (!isUniqueViolation(error) || attempt >= MAX_INSERT_ATTEMPTS) throw error;
+        }
+      }
+    },
+
+    /** Counts one completed download: the file's dlCount and the user's download counters. */
+    async recordDownload(fileId: number, userId: number | null, byteSize: number): Promise<void> {
+      await db.transaction().execute(async (trx) => {
+        await trx
+          .updateTable('files')
+          .set((eb) => ({ dlCount: eb('dlCount', '+', 1) }))
+          .where('id', '=', fileId)
+          .execute();
+        if (userId !== null) {
+          await trx
+            .updateTable('users')
+            .set((eb) => ({
+              downloadCount: eb('downloadCount', '+', 1),
+              downloadBytes: eb('downloadBytes', '+', byteSize),
+            }))
+            .where('id', '=', userId)
+            .execute();
+        }
+      });
+    },
+
+    /** Deletes a file's row and lowers its area's counters; returns the row, or null if unknown. */
+    async deleteFile(fileId: number): Promise<StoredFile | null> {
+      return db.transaction().execute(async (trx) => {
+        const file = await findFile(trx, fileId);
+        if (!file) return null;
+        await trx.deleteFrom('files').where('id', '=', fileId).execute();
+        await trx
+          .updateTable('fileAreas')
+          .set((eb) => ({
+            fileCount: eb('fileCount', '-', 1),
+            totalBytes: eb('totalBytes', '-', file.byteSize),
+          }))
+          .where('areaTag', '=', file.areaTag)
+          .execute();
+        return file;
+      });
+    },
+  };
+}
+
+export type FileStore = ReturnType<typeof createFileStore>;

@@ -1,0 +1,55 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { Config } from '../config/load-config.js';
+
+const ALLOWED_METHODS = 'GET, HEAD, POST, PUT, DELETE, OPTIONS';
+const ALLOWED_HEADERS = 'Authorization, Content-Type, X-Baud-API-Key, Range, If-None-Match';
+const EXPOSED_HEADERS = 'Link, Location, Retry-After, WWW-Authenticate, X-Request-Id';
+const PREFLIGHT_MAX_AGE_SECONDS = 600;
+
+function addVaryOrigin(reply: FastifyReply): void {
+  const vary = reply.getHeader('vary');
+  const current = typeof vary === 'string' ? vary : Array.isArray(vary) ? vary.join(', ') : '';
+  if (!/(^|,)\s*(origin|\*)\s*(,|$)/i.test(current)) reply.header('vary', current ? `${current}, Origin` : 'Origin');
+}
+
+/**
+ * Cross-origin access per `restApi.corsAllowedOrigins`: `[]` sends no CORS header at all;
+ * `["*"]` allows any origin without credentials; an explicit list echoes the matching origin
+ * and allows credentials (the refresh cookie).
+ *
+ * Installed as a root `onRequest` hook *before* the auth hook, instead of with @fastify/cors:
+ * a preflight is answered (204) before any credential check, so it can never be a 401; the
+ * headers are on the reply before anything can fail, so a 401/403/429 reaches the browser's
+ * script readable; and no catch-all `OPTIONS *` route is added, which would turn every
+ * unknown path into a 405 in the app's method table.
+ */
+export function installCors(app: FastifyInstance, config: Config): void {
+  const origins = config.contentServers.web.restApi.corsAllowedOrigins;
+  if (origins.length === 0) return;
+  const allowsAnyOrigin = origins.includes('*');
+  const allowed = new Set(origins);
+
+  app.addHook('onRequest', async (request, reply) => {
+    // Every response may depend on Origin, so caches must key on it (even for refused origins).
+    addVaryOrigin(reply);
+    const origin = request.headers.origin;
+    if (origin === undefined || (!allowsAnyOrigin && !allowed.has(origin))) return;
+    if (allowsAnyOrigin) {
+      reply.header('access-control-allow-origin', '*');
+    } else {
+      reply.header('access-control-allow-origin', origin);
+      reply.header('access-control-allow-credentials', 'true');
+    }
+    reply.header('access-control-expose-headers', EXPOSED_HEADERS);
+    if (request.method === 'OPTIONS' && request.headers['access-control-request-method'] !== undefined) {
+      reply
+        .code(204)
+        .header('access-control-allow-methods', ALLOWED_METHODS)
+        .header('access-control-allow-headers', ALLOWED_HEADERS)
+        .header('access-control-max-age', String(PREFLIGHT_MAX_AGE_SECONDS))
+        .header('content-length', '0')
+        .send();
+      return reply;
+    }
+  });
+}

@@ -1,0 +1,111 @@
+import type { CookieSerializeOptions } from '@fastify/cookie';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { SessionTokens } from '../../auth/auth-service.js';
+import { REFRESH_TOKEN_TTL_SECONDS } from '../../auth/refresh-tokens.js';
+import type { Board } from '../../board.js';
+import { API_PREFIX } from '../api-prefix.js';
+import { ProblemResponses } from '../schemas.js';
+
+export const REFRESH_COOKIE = 'baud_refresh';
+
+const TokenResponse = Type.Object(
+  {
+    accessToken: Type.String({ description: 'Signed JWT (HS256).' }),
+    tokenType: Type.Literal('Bearer'),
+    expiresIn: Type.Integer({ description: 'Lifetime of the access token in seconds (900).' }),
+  },
+  { $id: 'TokenResponse' },
+);
+
+const LoginBody = Type.Object(
+  {
+    username: Type.String({ minLength: 1, maxLength: 256 }),
+    // Bounded so nobody can make argon2 hash megabytes per attempt.
+    password: Type.String({ minLength: 1, maxLength: 1024 }),
+  },
+  { additionalProperties: false },
+);
+
+const cookieDescription = `Sets the HttpOnly \`${REFRESH_COOKIE}\` cookie (SameSite=Strict, Path=${API_PREFIX}/auth).`;
+
+export function registerAuthRoutes(fastify: FastifyInstance, board: Board): void {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const restApi = board.config.contentServers.web.restApi;
+
+  function cookieOptions(request: FastifyRequest): CookieSerializeOptions {
+    return {
+      httpOnly: true,
+      sameSite: 'strict',
+      path: `${API_PREFIX}/auth`,
+      secure: request.protocol === 'https' || restApi.secureCookies,
+    };
+  }
+
+  function sendTokens(request: FastifyRequest, reply: FastifyReply, session: SessionTokens) {
+    reply
+      .setCookie(REFRESH_COOKIE, session.refreshToken, { ...cookieOptions(request), maxAge: REFRESH_TOKEN_TTL_SECONDS })
+      // Tokens must not be kept by any cache (RFC 6749 §5.1).
+      .header('cache-control', 'no-store');
+    return session.token;
+  }
+
+  app.post(
+    '/auth/login',
+    {
+      config: { access: 'ownCredentials' },
+      schema: {
+        tags: ['auth'],
+        summary: 'Log in with username and password',
+        description: `${cookieDescription} Repeated failures per username or client address answer 429 with Retry-After.`,
+        body: LoginBody,
+        response: { 200: TokenResponse, ...ProblemResponses(401, 415, 429) },
+      },
+    },
+    async (request, reply) => {
+      const session = await board.auth.login({
+        username: request.body.username,
+        password: request.body.password,
+        clientAddress: request.ip,
+        isSecure: request.protocol === 'https',
+      });
+      return sendTokens(request, reply, session);
+    },
+  );
+
+  app.post(
+    '/auth/refresh',
+    {
+      config: { access: 'ownCredentials' },
+      schema: {
+        tags: ['auth'],
+        summary: 'Exchange the refresh cookie for a new access token',
+        description: `Rotates the refresh token: the presented one dies at once, and presenting it again ends the whole session. ${cookieDescription}`,
+        response: { 200: TokenResponse, ...ProblemResponses(401) },
+      },
+    },
+    async (request, reply) => {
+      const session = await board.auth.refresh(request.cookies[REFRESH_COOKIE]);
+      return sendTokens(request, reply, session);
+    },
+  );
+
+  app.post(
+    '/auth/logout',
+    {
+      config: { access: 'ownCredentials' },
+      schema: {
+        tags: ['auth'],
+        summary: 'End the login session of the refresh cookie',
+        description: 'Idempotent: without a (live) cookie it still answers 204 and clears the cookie.',
+        response: { 204: Type.Null({ description: 'Logged out.' }), ...ProblemResponses() },
+      },
+    },
+    async (request, reply) => {
+      await board.auth.logout(request.cookies[REFRESH_COOKIE]);
+      reply.clearCookie(REFRESH_COOKIE, cookieOptions(request)).code(204);
+      return null;
+    },
+  );
+}

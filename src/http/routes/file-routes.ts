@@ -1,0 +1,340 @@
+import type { Readable } from 'node:stream';
+import multipart from '@fastify/multipart';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { Board } from '../../board.js';
+import { BadRequestError, BaudError, UnsupportedMediaTypeError } from '../../errors.js';
+import { contentTypeForFileName } from '../../files/file-name.js';
+import type { UploadPart } from '../../files/file-service.js';
+import { API_PREFIX } from '../api-prefix.js';
+import { attachmentDisposition, ifNoneMatchHits, rangeOutcome } from '../download-headers.js';
+import {
+  ListEnvelope,
+  ListQuery,
+  listReply,
+  pageRequestFrom,
+  StripAnsiQuery,
+  shouldStripAnsi,
+  wholeListReply,
+} from '../pagination.js';
+import { problemFor, sendProblem } from '../problem.js';
+import { ProblemResponses } from '../schemas.js';
+
+const FileArea = Type.Object(
+  {
+    areaTag: Type.String(),
+    name: Type.String(),
+    desc: Type.String(),
+    storageTag: Type.String({ description: 'Where uploads to this area are stored.' }),
+    fileCount: Type.Integer(),
+  },
+  { $id: 'FileArea' },
+);
+
+const FileRecord = Type.Object(
+  {
+    fileId: Type.Integer(),
+    areaTag: Type.String(),
+    fileName: Type.String(),
+    desc: Type.String({ description: 'Short description ("" when none).' }),
+    descLong: Type.String({ description: 'Long description ("" when none).' }),
+    byteSize: Type.Integer(),
+    uploadTimestamp: Type.String({ format: 'date-time' }),
+    uploadByUsername: Type.Union([Type.String(), Type.Null()], {
+      description: "Null when the uploader's account is gone or the operator imported the file.",
+    }),
+    dlCount: Type.Integer({ description: 'Completed full downloads.' }),
+    sha256: Type.String({ description: 'Lower-case hex SHA-256 of the content; also the download ETag.' }),
+    archiveType: Type.Union([Type.String(), Type.Null()], {
+      description: 'MIME type of the archive format found by magic bytes, or null.',
+    }),
+    hashTags: Type.Array(Type.String()),
+    estReleaseYear: Type.Union([Type.Integer(), Type.Null()]),
+  },
+  { $id: 'FileRecord' },
+);
+
+const AreaTagParams = Type.Object({ areaTag: Type.String({ minLength: 1, maxLength: 64 }) });
+const FileIdParams = Type.Object({ fileId: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) });
+
+// Documentation only: the body is streamed by the handler, never parsed into `request.body`
+// (which fastify validates as null, hence the 'null' member).
+const UploadBody = Type.Unsafe<unknown>({
+  type: ['object', 'null'],
+  required: ['file'],
+  properties: {
+    file: { type: 'string', format: 'binary', description: 'The file (at most fileBase.maxUploadBytes).' },
+    desc: { type: 'string', description: "Short description; overrides the archive's FILE_ID.DIZ." },
+    hashTags: { type: 'string', description: 'Comma-separated tags, `#` optional.' },
+  },
+});
+
+const BinaryContent = { schema: { type: 'string', format: 'binary' } };
+
+/** Form field value bytes at most (desc, hashTags), and form fields at most. */
+const MAX_FIELD_BYTES = 64 * 1024;
+const MAX_FIELDS = 8;
+
+// Errors of @fastify/multipart that mean "the client sent the wrong shape", not "too large".
+const SHAPE_ERROR_CODES: ReadonlySet<string> = new Set([
+  'FST_FILES_LIMIT',
+  'FST_FIELDS_LIMIT',
+  'FST_PARTS_LIMIT',
+  'FST_PROTO_VIOLATION',
+  'FST_MP_PREMATURE_CLOSE',
+]);
+
+/**
+ * Adapts @fastify/multipart's part iterator to the service's `UploadPart`s, and tells which
+ * errors came from the multipart parser (busboy raises plain errors for a malformed or
+ * truncated body, through the iterator or the file stream) so they become 400, not 500.
+ */
+function multipartUpload(request: FastifyRequest) {
+  const parserErrors = new WeakSet<object>();
+  // The file stream busboy fed: when it failed, its error is the parser's, not ours.
+  let lastFile: Readable | null = null;
+  const noteParserError = (error: unknown) => {
+    if (typeof error === 'object' && error !== null && !('status' in error)) parserErrors.add(error);
+  };
+  async function* parts(): AsyncGenerator<UploadPart> {
+    try {
+      for await (const part of request.parts()) {
+        if (part.type === 'file') {
+          lastFile = part.file;
+          yield {
+            kind: 'file',
+            fieldName: part.fieldname,
+            fileName: part.filename ?? '',
+            stream: part.file,
+            isTruncated: () => part.file.truncated,
+          };
+        } else {
+          yield {
+            kind: 'field',
+            fieldName: part.fieldname,
+            value: typeof part.value === 'string' ? part.value : String(part.value),
+            isTruncated: part.valueTruncated,
+          };
+        }
+      }
+    } catch (error) {
+      noteParserError(error);
+      throw error;
+    }
+  }
+  return {
+    parts: parts(),
+    translate(error: unknown): unknown {
+      // Our own errors (413 from the byte limit, 409, 400 …) also destroy the file stream: keep them.
+      if (error instanceof BaudError) return error;
+      const code = (error as { code?: unknown } | null)?.code;
+      if (typeof code === 'string' && SHAPE_ERROR_CODES.has(code)) {
+        return new BadRequestError(
+          'The multipart body must hold one "file" part and at most the desc and hashTags fields.',
+        );
+      }
+      if (typeof code === 'string' && code.startsWith('FST_')) return error;
+      // A file stream busboy failed before our pipeline attached surfaces as a premature close.
+      const isParserError =
+        typeof error === 'object' &&
+        error !== null &&
+        (parserErrors.has(error) ||
+          (lastFile !== null && lastFile.errored !== null) ||
+          code === 'ERR_STREAM_PREMATURE_CLOSE');
+      if (isParserError) {
+        return new BadRequestError('The multipart body is malformed or incomplete.');
+      }
+      return error;
+    },
+  };
+}
+
+/** The pagination helpers return readonly arrays; the TypeBox reply type wants a mutable one. */
+
+function isMultipartFormData(contentType: string | undefined): boolean {
+  return contentType?.split(';')[0]?.trim().toLowerCase() === 'multipart/form-data';
+}
+
+/**
+ * File base routes (spec 4.4): areas, file lists and records, streamed upload and download.
+ * Registered as an encapsulated plugin so the multipart parser — bounded by
+ * `fileBase.maxUploadBytes`, not by the JSON `bodyLimit` — exists only here.
+ */
+export async function fileRoutes(parent: FastifyInstance, options: { board: Board }): Promise<void> {
+  const { board } = options;
+  const app = parent.withTypeProvider<TypeBoxTypeProvider>();
+  await app.register(multipart, {
+    limits: {
+      fileSize: board.config.fileBase.maxUploadBytes,
+      files: 1,
+      fields: MAX_FIELDS,
+      fieldSize: MAX_FIELD_BYTES,
+      fieldNameSize: 100,
+      parts: MAX_FIELDS + 1,
+      headerPairs: 100,
+    },
+  });
+
+  app.get(
+    '/files/areas',
+    {
+      config: { access: 'public' },
+      schema: {
+        tags: ['files'],
+        summary: 'List the file areas the caller may browse',
+        querystring: StripAnsiQuery,
+        response: { 200: ListEnvelope(FileArea), ...ProblemResponses() },
+      },
+    },
+    async (request) => wholeListReply(await board.files.listAreas(request.caller, shouldStripAnsi(request.query))),
+  );
+
+  app.get(
+    '/files/areas/:areaTag',
+    {
+      config: { access: 'public' },
+      schema: {
+        tags: ['files'],
+        summary: 'File area detail',
+        params: AreaTagParams,
+        querystring: StripAnsiQuery,
+        response: { 200: FileArea, ...ProblemResponses(401, 403, 404) },
+      },
+    },
+    (request) => board.files.getArea(request.caller, request.params.areaTag, shouldStripAnsi(request.query)),
+  );
+
+  app.get(
+    '/files/areas/:areaTag/files',
+    {
+      config: { access: 'public' },
+      schema: {
+        tags: ['files'],
+        summary: 'List the files of an area, newest first',
+        params: AreaTagParams,
+        querystring: ListQuery,
+        response: { 200: ListEnvelope(FileRecord), ...ProblemResponses(401, 403, 404) },
+      },
+    },
+    async (request, reply) => {
+      const { areaTag } = request.params;
+      const list = `files:${areaTag}`;
+      const page = pageRequestFrom(request.query, list, board.cursors);
+      const files = await board.files.listAreaFiles(request.caller, areaTag, page, shouldStripAnsi(request.query));
+      return listReply(request, reply, files, { list, limit: page.limit, cursors: board.cursors });
+    },
+  );
+
+  app.get(
+    '/files/:fileId',
+    {
+      config: { access: 'public' },
+      schema: {
+        tags: ['files'],
+        summary: 'File record',
+        params: FileIdParams,
+        querystring: StripAnsiQuery,
+        response: { 200: FileRecord, ...ProblemResponses(401, 403, 404) },
+      },
+    },
+    (request) => board.files.getFile(request.caller, request.params.fileId, shouldStripAnsi(request.query)),
+  );
+
+  app.post(
+    '/files/areas/:areaTag',
+    {
+      config: { access: 'public' },
+      // Before a single body byte is read: who may upload here, and is it multipart at all.
+      preParsing: async (request, _reply, payload) => {
+        board.files.assertCanUpload(request.caller, (request.params as { areaTag: string }).areaTag);
+        if (!isMultipartFormData(request.headers['content-type'])) {
+          throw new UnsupportedMediaTypeError('Upload with Content-Type multipart/form-data.');
+        }
+        return payload;
+      },
+      schema: {
+        tags: ['files'],
+        summary: 'Upload a file (multipart/form-data, streamed)',
+        description:
+          'Fields: `file` (required), `desc`, `hashTags`. Same content already in the area → 409 naming the existing fileId.',
+        params: AreaTagParams,
+        body: { content: { 'multipart/form-data': { schema: UploadBody } } },
+        response: {
+          201: {
+            description: 'Created; Location names the new file record.',
+            headers: { location: { type: 'string' } },
+            content: { 'application/json': { schema: FileRecord } },
+          },
+          ...ProblemResponses(401, 403, 404, 409, 413, 415),
+        },
+      },
+    },
+    async (request, reply) => {
+      const upload = multipartUpload(request);
+      try {
+        const record = await board.files.upload(request.caller, request.params.areaTag, upload.parts);
+        reply.code(201).header('location', `${API_PREFIX}/files/${record.fileId}`);
+        return record;
+      } catch (error) {
+        throw upload.translate(error);
+      }
+    },
+  );
+
+  app.get(
+    '/files/:fileId/download',
+    {
+      config: { access: 'public' },
+      schema: {
+        tags: ['files'],
+        summary: 'Download the file (streamed; single byte ranges supported)',
+        params: FileIdParams,
+        response: {
+          200: { description: 'The whole file.', content: { 'application/octet-stream': BinaryContent } },
+          206: {
+            description: 'One byte range (Content-Range).',
+            content: { 'application/octet-stream': BinaryContent },
+          },
+          304: { description: 'Not modified (If-None-Match matched the ETag).', type: 'null' },
+          ...ProblemResponses(401, 403, 404, 416),
+        },
+      },
+    },
+    async (request, reply) => {
+      const file = await board.files.downloadableFile(request.caller, request.params.fileId);
+      const etag = `"${file.sha256}"`;
+      reply.header('etag', etag).header('accept-ranges', 'bytes');
+      if (ifNoneMatchHits(request.headers['if-none-match'], etag)) return reply.code(304).send(null);
+      const ifRange = request.headers['if-range'];
+      const outcome = rangeOutcome(
+        request.headers.range,
+        typeof ifRange === 'string' ? ifRange : undefined,
+        etag,
+        file.byteSize,
+      );
+      if (outcome.kind === 'unsatisfiable') {
+        return sendProblem(reply, problemFor(416, `The range is outside the file's ${file.byteSize} bytes.`), {
+          'content-range': `bytes */${file.byteSize}`,
+        });
+      }
+      const range = outcome.kind === 'partial' ? outcome.range : undefined;
+      const stream = await board.files.openContent(file, range, request.log);
+      reply
+        .type(contentTypeForFileName(file.fileName))
+        .header('content-disposition', attachmentDisposition(file.fileName))
+        .header('content-length', String(range ? range.end - range.start + 1 : file.byteSize));
+      if (range) {
+        reply.code(206).header('content-range', `bytes ${range.start}-${range.end}/${file.byteSize}`);
+      } else if (request.method === 'GET') {
+        // Counted when the last byte was handed to the socket, so aborted downloads do not count.
+        reply.raw.once('finish', () => {
+          board.files.recordDownload(request.caller, file).catch((error: unknown) => {
+            request.log.error({ err: error, fileId: file.fileId }, 'could not count a download');
+          });
+        });
+      }
+      return reply.send(stream);
+    },
+  );
+}

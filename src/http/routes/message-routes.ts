@@ -1,0 +1,263 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import type { Board } from '../../board.js';
+import { type AreaDetail, areaMessageListId, type MessageSummary } from '../../messages/message-service.js';
+import { presentText } from '../../text/strip-ansi.js';
+import { API_PREFIX } from '../api-prefix.js';
+import {
+  ListEnvelope,
+  ListQuery,
+  listReply,
+  pageRequestFrom,
+  StripAnsiQuery,
+  shouldStripAnsi,
+  wholeListReply,
+} from '../pagination.js';
+import { ProblemResponses } from '../schemas.js';
+
+const Timestamp = Type.String({ format: 'date-time' });
+
+const ConferenceSummary = Type.Object(
+  {
+    confTag: Type.String(),
+    name: Type.String(),
+    desc: Type.String(),
+    areaCount: Type.Integer({ description: 'Areas of the conference visible to the caller.' }),
+  },
+  { $id: 'MessageConferenceSummary' },
+);
+
+const MessageArea = Type.Object(
+  {
+    areaTag: Type.String(),
+    name: Type.String(),
+    desc: Type.String(),
+    confTag: Type.String(),
+    messageCount: Type.Integer(),
+    lastMessageAt: Type.Union([Timestamp, Type.Null()]),
+  },
+  { $id: 'MessageArea' },
+);
+
+const ConferenceDetail = Type.Object(
+  {
+    confTag: Type.String(),
+    name: Type.String(),
+    desc: Type.String(),
+    areas: Type.Array(MessageArea, { description: 'Areas of the conference visible to the caller.' }),
+  },
+  { $id: 'MessageConference' },
+);
+
+const summaryFields = {
+  messageId: Type.Integer(),
+  uuid: Type.String({ format: 'uuid' }),
+  areaTag: Type.String(),
+  replyToMessageId: Type.Union([Type.Integer(), Type.Null()], { description: 'null when not a reply.' }),
+  toUserName: Type.String(),
+  fromUserName: Type.String(),
+  subject: Type.String(),
+  timestamp: Timestamp,
+};
+
+const MessageSummarySchema = Type.Object(summaryFields, { $id: 'MessageSummary' });
+
+const Network = Type.Object(
+  {
+    ftnOrigNode: Type.Optional(Type.String()),
+    ftnArea: Type.Optional(Type.String()),
+    ftnTearLine: Type.Optional(Type.String()),
+    ftnMsgId: Type.Optional(Type.String()),
+    ftnReplyId: Type.Optional(Type.String()),
+    ftnOrigin: Type.Optional(Type.String()),
+    ftnSeenBy: Type.Optional(Type.Array(Type.String())),
+    ftnPath: Type.Optional(Type.Array(Type.String())),
+  },
+  { description: 'FTN metadata; {} for a local message.' },
+);
+
+const MessageDetailSchema = Type.Object(
+  {
+    ...summaryFields,
+    body: Type.String(),
+    network: Network,
+    replyCount: Type.Integer({ description: 'Live replies to this message.' }),
+  },
+  { $id: 'MessageDetail' },
+);
+
+const PostBody = Type.Object({
+  subject: Type.String({ description: '1..72 characters (Unicode code points) after trimming.' }),
+  message: Type.String({ description: 'Not blank; at most 65,536 bytes of UTF-8.' }),
+  toUserName: Type.Optional(Type.String({ description: 'At most 36 characters; default "All".' })),
+  replyToMessageId: Type.Optional(Type.Integer({ minimum: 1, description: 'A live message in the same area.' })),
+});
+
+const ConfTagParams = Type.Object({ confTag: Type.String() });
+const AreaTagParams = Type.Object({ areaTag: Type.String() });
+const UuidParams = Type.Object({ uuid: Type.String({ format: 'uuid' }) });
+
+const TAGS = ['messages'];
+const READ = { access: 'public' } as const;
+
+function presentArea(area: AreaDetail, strip: boolean): AreaDetail {
+  return { ...area, desc: presentText(area.desc, strip) };
+}
+
+function presentSummary<T extends MessageSummary>(message: T, strip: boolean): T {
+  return { ...message, subject: presentText(message.subject, strip) };
+}
+
+/**
+ * Message conferences, areas and messages. Every route is public at the HTTP layer except
+ * DELETE: the message service (through `board.access`) answers 404 / 401 / 403 per area, so an
+ * unknown or blocked area is 404 whoever asks.
+ */
+export function registerMessageRoutes(fastify: FastifyInstance, board: Board): void {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const { messages } = board;
+
+  app.get(
+    '/messages/conferences',
+    {
+      config: READ,
+      schema: {
+        tags: TAGS,
+        summary: 'List message conferences',
+        description: 'Conferences with at least one area the caller may read (anonymous: allowlisted areas).',
+        querystring: StripAnsiQuery,
+        response: { 200: ListEnvelope(ConferenceSummary), ...ProblemResponses() },
+      },
+    },
+    (request) => {
+      const strip = shouldStripAnsi(request.query);
+      const conferences = messages.listConferences(request.caller);
+      return wholeListReply(conferences.map((conf) => ({ ...conf, desc: presentText(conf.desc, strip) })));
+    },
+  );
+
+  app.get(
+    '/messages/conferences/:confTag',
+    {
+      config: READ,
+      schema: {
+        tags: TAGS,
+        summary: 'Get a message conference',
+        params: ConfTagParams,
+        querystring: StripAnsiQuery,
+        response: { 200: ConferenceDetail, ...ProblemResponses(401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const strip = shouldStripAnsi(request.query);
+      const conference = await messages.getConference(request.caller, request.params.confTag);
+      return {
+        ...conference,
+        desc: presentText(conference.desc, strip),
+        areas: conference.areas.map((area) => presentArea(area, strip)),
+      };
+    },
+  );
+
+  app.get(
+    '/messages/areas/:areaTag',
+    {
+      config: READ,
+      schema: {
+        tags: TAGS,
+        summary: 'Get a message area',
+        params: AreaTagParams,
+        querystring: StripAnsiQuery,
+        response: { 200: MessageArea, ...ProblemResponses(401, 403, 404) },
+      },
+    },
+    async (request) =>
+      presentArea(await messages.getArea(request.caller, request.params.areaTag), shouldStripAnsi(request.query)),
+  );
+
+  app.get(
+    '/messages/areas/:areaTag/messages',
+    {
+      config: READ,
+      schema: {
+        tags: TAGS,
+        summary: "List an area's messages",
+        description: 'Oldest first, keyset-paginated: follow `meta.nextCursor` (or the `Link: rel="next"` header).',
+        params: AreaTagParams,
+        querystring: ListQuery,
+        response: { 200: ListEnvelope(MessageSummarySchema), ...ProblemResponses(401, 403, 404) },
+      },
+    },
+    async (request, reply) => {
+      const { areaTag } = request.params;
+      const list = areaMessageListId(areaTag);
+      const pageRequest = pageRequestFrom(request.query, list, board.cursors);
+      const page = await messages.listAreaMessages(request.caller, areaTag, pageRequest);
+      const strip = shouldStripAnsi(request.query);
+      const presented = { ...page, items: page.items.map((message) => presentSummary(message, strip)) };
+      return listReply(request, reply, presented, { list, limit: pageRequest.limit, cursors: board.cursors });
+    },
+  );
+
+  app.post(
+    '/messages/areas/:areaTag/messages',
+    {
+      config: READ,
+      schema: {
+        tags: TAGS,
+        summary: 'Post a message',
+        description: 'Needs write ACS on the area (and the write scope for API keys). Answers 201 with `Location`.',
+        params: AreaTagParams,
+        querystring: StripAnsiQuery,
+        body: PostBody,
+        response: { 201: MessageSummarySchema, ...ProblemResponses(401, 403, 404) },
+      },
+    },
+    async (request, reply) => {
+      const summary = await messages.postMessage(request.caller, request.params.areaTag, request.body);
+      reply.code(201).header('location', `${API_PREFIX}/messages/${summary.uuid}`);
+      return presentSummary(summary, shouldStripAnsi(request.query));
+    },
+  );
+
+  app.get(
+    '/messages/:uuid',
+    {
+      config: READ,
+      schema: {
+        tags: TAGS,
+        summary: 'Get a message',
+        params: UuidParams,
+        querystring: StripAnsiQuery,
+        response: { 200: MessageDetailSchema, ...ProblemResponses(401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const strip = shouldStripAnsi(request.query);
+      const message = await messages.getMessage(request.caller, request.params.uuid);
+      return { ...presentSummary(message, strip), body: presentText(message.body, strip) };
+    },
+  );
+
+  app.delete(
+    '/messages/:uuid',
+    {
+      config: { access: 'authenticated' },
+      schema: {
+        tags: TAGS,
+        summary: 'Delete a message',
+        description: 'The author or the sysop may delete a message. Answers 204 without a body.',
+        params: UuidParams,
+        response: {
+          204: Type.Null({ description: 'Deleted.' }),
+          ...ProblemResponses(401, 403, 404),
+        },
+      },
+    },
+    async (request, reply) => {
+      await messages.deleteMessage(request.caller, request.params.uuid);
+      return reply.code(204).send(null);
+    },
+  );
+}

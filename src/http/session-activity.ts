@@ -1,0 +1,38 @@
+import type { FastifyInstance } from 'fastify';
+import type { Board } from '../board.js';
+import { API_PREFIX } from './api-prefix.js';
+
+const ACTIONS: readonly { prefix: string; read: string; write: string }[] = [
+  { prefix: '/messages', read: 'Reading messages', write: 'Writing messages' },
+  { prefix: '/files', read: 'Browsing files', write: 'Uploading files' },
+  { prefix: '/users', read: 'Viewing profiles', write: 'Editing profile' },
+  { prefix: '/system', read: 'Reading board information', write: 'Reading board information' },
+  { prefix: '/auth', read: 'Logging in', write: 'Logging in' },
+];
+
+/** The node list's "action" for a route: a short text from the route's URL pattern and method. */
+export function actionOf(routeUrl: string, method: string): string {
+  const path = routeUrl.startsWith(API_PREFIX) ? routeUrl.slice(API_PREFIX.length) : routeUrl;
+  const entry = ACTIONS.find((candidate) => path === candidate.prefix || path.startsWith(`${candidate.prefix}/`));
+  if (!entry) return 'Using the API';
+  if (entry.prefix === '/files' && path.endsWith('/download')) return 'Downloading files';
+  return method === 'GET' || method === 'HEAD' ? entry.read : entry.write;
+}
+
+/**
+ * Keeps login sessions' activity (last action, TLS, minutes online) current for callers with an
+ * access token. API keys are not sessions and are not recorded. Runs before the handler so the
+ * write is done by the time the reply goes out; the store writes at most once a minute per session.
+ */
+export function installSessionActivity(app: FastifyInstance, board: Board): void {
+  app.addHook('preHandler', async (request) => {
+    const caller = request.caller;
+    if (caller.kind !== 'user' || caller.via !== 'token' || caller.sessionId === null) return;
+    await board.sessionActivity.touch({
+      sessionId: caller.sessionId,
+      userId: caller.user.id,
+      action: actionOf(request.routeOptions.url ?? request.url, request.method),
+      isSecure: caller.isSecure,
+    });
+  });
+}

@@ -1,0 +1,174 @@
+import type { BoardAreas } from '../access/board-areas.js';
+import type { Db } from '../db/database.js';
+import { BadRequestError, NotFoundError } from '../errors.js';
+import { checkNetwork } from './message-network.js';
+import { checkBody, checkSubject, checkUserName, DEFAULT_TO_USER_NAME } from './message-rules.js';
+import { createMessageStore, type NewMessageRow } from './message-store.js';
+import { messageUuid } from './message-uuid.js';
+
+/** Rows committed per transaction; measured in bench/message-import.bench.ts. */
+export const DEFAULT_IMPORT_BATCH_SIZE = 5000;
+
+/** A line of the file that cannot be imported. Batches before the one holding it stay committed. */
+export class MessageImportError extends BadRequestError {
+  constructor(
+    readonly lineNumber: number,
+    reason: string,
+    /** Messages committed (in earlier batches) before the import stopped. */
+    readonly committedCount: number,
+  ) {
+    super(
+      `line ${lineNumber}: ${reason} (nothing from its batch was imported; ${committedCount} earlier messages were)`,
+    );
+  }
+}
+
+export interface ImportResult {
+  readonly imported: number;
+}
+
+const RFC_3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})$/;
+const KNOWN_MEMBERS: ReadonlySet<string> = new Set(['from', 'to', 'subject', 'body', 'timestamp', 'replyTo', 'ftn']);
+
+interface PendingMessage {
+  readonly lineNumber: number;
+  readonly row: NewMessageRow;
+  /** Line number of the message this one replies to, when that line is in the same batch. */
+  readonly replyToLine: number | null;
+}
+
+function requireString(source: Record<string, unknown>, member: string): string {
+  const value = source[member];
+  if (typeof value !== 'string') throw new BadRequestError(`${member} must be a string`);
+  return value;
+}
+
+/**
+ * Loads messages from JSON Lines into one area, as the operator (no ACS; the area must exist
+ * and not be blocked). Each non-blank line is an object:
+ *
+ * `{ "from": "Sysop", "to": "All", "subject": "…", "body": "…", "timestamp": "2024-01-02T03:04:05Z",
+ *    "replyTo": 1, "ftn": { "ftnMsgId": "…", "ftnSeenBy": ["…"] } }`
+ *
+ * - `to` defaults to `All`; subject and body follow the same limits as posting over HTTP.
+ * - `timestamp` is RFC 3339 (any offset; stored as UTC with milliseconds).
+ * - `replyTo` is the 1-based **line number of an earlier line in the same file**, not a
+ *   messageId: messageIds are only assigned on import, so a file can only name its own
+ *   messages, and a file stays importable into any board.
+ * - `ftn` holds the FTN members of decisions.md ("network"); unknown members are refused.
+ *
+ * Messages are committed `batchSize` lines per transaction (multi-row inserts, counters
+ * updated in the same transaction). A bad line throws `MessageImportError` with its line
+ * number: nothing of its batch is committed, earlier batches stay. `onProgress` is called
+ * after every committed batch with the running total.
+ */
+export async function importMessages(
+  deps: { readonly db: Db; readonly areas: BoardAreas },
+  areaTag: string,
+  lines: AsyncIterable<string>,
+  onProgress: (imported: number) => void = () => {},
+  options: { readonly batchSize?: number } = {},
+): Promise<ImportResult> {
+  if (!deps.areas.messageAreas.has(areaTag)) throw new NotFoundError(`No message area "${areaTag}".`);
+  const batchSize = options.batchSize ?? DEFAULT_IMPORT_BATCH_SIZE;
+  const store = createMessageStore(deps.db);
+  // messageId of every imported line (by line number), for replies to earlier batches.
+  const idsByLine: number[] = [];
+  let batch: PendingMessage[] = [];
+  const batchLines = new Set<number>();
+  let imported = 0;
+  let lineNumber = 0;
+
+  async function commitBatch(): Promise<void> {
+    if (batch.length === 0) return;
+    const pending = batch;
+    batch = [];
+    batchLines.clear();
+    // RFC 3339 UTC strings with milliseconds sort as text.
+    const newest = pending.map(({ row }) => row.timestamp).sort()[pending.length - 1] ?? '';
+    await store.transaction(async (trx) => {
+      const ids = await trx.insertMessages(pending.map(({ row }) => row));
+      const links: Array<readonly [number, number]> = [];
+      for (const message of pending) {
+        const id = ids.get(message.row.uuid);
+        if (id === undefined) throw new Error(`line ${message.lineNumber} has no messageId after insert`);
+        idsByLine[message.lineNumber] = id;
+        const target = message.replyToLine === null ? undefined : idsByLine[message.replyToLine];
+        if (target !== undefined) links.push([id, target]);
+      }
+      await trx.setReplyLinks(links);
+      await trx.addToAreaCounters(areaTag, pending.length, newest);
+    });
+    imported += pending.length;
+    onProgress(imported);
+  }
+
+  function parseLine(text: string): PendingMessage {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      throw new BadRequestError('not valid JSON');
+    }
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      throw new BadRequestError('must be a JSON object');
+    }
+    const source = value as Record<string, unknown>;
+    for (const member of Object.keys(source)) {
+      if (!KNOWN_MEMBERS.has(member)) throw new BadRequestError(`${member} is not a known member`);
+    }
+    const from = checkUserName(requireString(source, 'from'), '/from');
+    const to = source.to === undefined ? DEFAULT_TO_USER_NAME : checkUserName(requireString(source, 'to'), '/to');
+    const subject = checkSubject(requireString(source, 'subject'), '/subject');
+    const body = checkBody(requireString(source, 'body'), '/body');
+    const rawTimestamp = requireString(source, 'timestamp');
+    const millis = Date.parse(rawTimestamp);
+    if (!RFC_3339.test(rawTimestamp) || Number.isNaN(millis)) {
+      throw new BadRequestError('timestamp must be an RFC 3339 date-time');
+    }
+    let replyToMessageId: number | null = null;
+    let replyToLine: number | null = null;
+    if (source.replyTo !== undefined) {
+      const line = source.replyTo;
+      if (typeof line !== 'number' || !Number.isInteger(line) || line < 1 || line >= lineNumber) {
+        throw new BadRequestError('replyTo must be the line number of an earlier line');
+      }
+      const known = idsByLine[line];
+      if (known !== undefined) replyToMessageId = known;
+      else if (batchLines.has(line)) replyToLine = line;
+      else throw new BadRequestError(`replyTo ${line} is not a message line`);
+    }
+    const network = source.ftn === undefined ? {} : checkNetwork(source.ftn, '/ftn');
+    return {
+      lineNumber,
+      replyToLine,
+      row: {
+        uuid: messageUuid(),
+        areaTag,
+        replyToMessageId,
+        fromUserId: null,
+        fromUserName: from,
+        toUserName: to,
+        subject,
+        body,
+        timestamp: new Date(millis).toISOString(),
+        network: JSON.stringify(network),
+      },
+    };
+  }
+
+  for await (const text of lines) {
+    lineNumber += 1;
+    if (text.trim() === '') continue;
+    try {
+      batch.push(parseLine(text));
+      batchLines.add(lineNumber);
+    } catch (error) {
+      if (error instanceof BadRequestError) throw new MessageImportError(lineNumber, error.detail, imported);
+      throw error;
+    }
+    if (batch.length >= batchSize) await commitBatch();
+  }
+  await commitBatch();
+  return { imported };
+}

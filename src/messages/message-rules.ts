@@ -1,0 +1,50 @@
+import { BadRequestError } from '../errors.js';
+
+/** decisions.md "Messages": limits shared by posting over HTTP and the operator import. */
+export const MAX_SUBJECT_CODE_POINTS = 72;
+export const MAX_BODY_BYTES = 64 * 1024;
+export const MAX_USER_NAME_CHARS = 36;
+export const DEFAULT_TO_USER_NAME = 'All';
+
+function invalid(pointer: string, message: string): BadRequestError {
+  const field = pointer.split('/').pop() ?? pointer;
+  return new BadRequestError(`${field} ${message}`, [{ pointer, message }]);
+}
+
+const codePoints = (text: string) => [...text].length;
+
+/** The subject as stored: trimmed, then 1..72 Unicode code points. */
+export function checkSubject(raw: string, pointer: string): string {
+  const subject = raw.trim();
+  if (subject === '') throw invalid(pointer, 'must not be empty');
+  if (codePoints(subject) > MAX_SUBJECT_CODE_POINTS) {
+    throw invalid(pointer, `must be at most ${MAX_SUBJECT_CODE_POINTS} characters`);
+  }
+  return subject;
+}
+
+/**
+ * The body as given (never trimmed: leading spaces can be art). It must contain something
+ * other than whitespace and be at most 64 KiB of UTF-8 — the signature appended on posting
+ * does not count against the limit.
+ */
+export function checkBody(raw: string, pointer: string): string {
+  if (raw.trim() === '') throw invalid(pointer, 'must not be empty');
+  if (Buffer.byteLength(raw, 'utf8') > MAX_BODY_BYTES) {
+    throw invalid(pointer, `must be at most ${MAX_BODY_BYTES} bytes of UTF-8`);
+  }
+  return raw;
+}
+
+/** A from/to name: trimmed, at most 36 characters; an absent or blank name is `fallback` (if any). */
+export function checkUserName(raw: string | undefined, pointer: string, fallback?: string): string {
+  const name = (raw ?? '').trim();
+  if (name === '') {
+    if (fallback !== undefined) return fallback;
+    throw invalid(pointer, 'must not be empty');
+  }
+  if (codePoints(name) > MAX_USER_NAME_CHARS) {
+    throw invalid(pointer, `must be at most ${MAX_USER_NAME_CHARS} characters`);
+  }
+  return name;
+}

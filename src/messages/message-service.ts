@@ -1,0 +1,246 @@
+import type { AreaAccess } from '../access/area-access.js';
+import type { BoardAreas, MessageAreaDef, MessageConferenceDef } from '../access/board-areas.js';
+import { type Caller, isSysop } from '../auth/caller.js';
+import type { Clock } from '../clock.js';
+import type { Db } from '../db/database.js';
+import { type Page, type PageRequest, pageFromRows } from '../db/keyset.js';
+import { BadRequestError, ForbiddenError, NotFoundError, UnauthorizedError } from '../errors.js';
+import { type MessageNetwork, parseStoredNetwork } from './message-network.js';
+import { checkBody, checkSubject, checkUserName, DEFAULT_TO_USER_NAME } from './message-rules.js';
+import {
+  type AreaCounters,
+  createMessageStore,
+  type MessageDetailRow,
+  type MessageSummaryRow,
+} from './message-store.js';
+import { messageUuid } from './message-uuid.js';
+
+export interface ConferenceSummary {
+  readonly confTag: string;
+  readonly name: string;
+  readonly desc: string;
+  /** Areas of the conference the caller may read. */
+  readonly areaCount: number;
+}
+
+export interface AreaDetail {
+  readonly areaTag: string;
+  readonly name: string;
+  readonly desc: string;
+  readonly confTag: string;
+  readonly messageCount: number;
+  readonly lastMessageAt: string | null;
+}
+
+export interface ConferenceDetail {
+  readonly confTag: string;
+  readonly name: string;
+  readonly desc: string;
+  readonly areas: readonly AreaDetail[];
+}
+
+export interface MessageSummary {
+  readonly messageId: number;
+  readonly uuid: string;
+  readonly areaTag: string;
+  readonly replyToMessageId: number | null;
+  readonly toUserName: string;
+  readonly fromUserName: string;
+  readonly subject: string;
+  readonly timestamp: string;
+}
+
+export interface MessageDetail extends MessageSummary {
+  readonly body: string;
+  readonly network: MessageNetwork;
+  readonly replyCount: number;
+}
+
+export interface NewPost {
+  readonly subject: string;
+  readonly message: string;
+  readonly toUserName?: string | undefined;
+  readonly replyToMessageId?: number | undefined;
+}
+
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** The cursor list id of an area's message list: a cursor from another area's list is refused. */
+export function areaMessageListId(areaTag: string): string {
+  return `messages:${areaTag}`;
+}
+
+export function toMessageSummary(row: MessageSummaryRow): MessageSummary {
+  return {
+    messageId: row.id,
+    uuid: row.uuid,
+    areaTag: row.areaTag,
+    replyToMessageId: row.replyToMessageId,
+    toUserName: row.toUserName,
+    fromUserName: row.fromUserName,
+    subject: row.subject,
+    timestamp: row.timestamp,
+  };
+}
+
+const NO_MESSAGES: AreaCounters = { messageCount: 0, lastMessageAt: null };
+
+/**
+ * The message base: conferences and areas (from configuration, filtered by `access`),
+ * listing, reading, posting and deleting messages. Every decision about who may see or use
+ * an area is `access`'s; this service adds the message rules (decisions.md "Messages").
+ */
+export function createMessageService(deps: { db: Db; clock: Clock; areas: BoardAreas; access: AreaAccess }) {
+  const { clock, areas, access } = deps;
+  const store = createMessageStore(deps.db);
+
+  async function areaDetails(defs: readonly MessageAreaDef[]): Promise<AreaDetail[]> {
+    const counters = await store.areaCounters(defs.map((area) => area.areaTag));
+    return defs.map((area) => {
+      const { messageCount, lastMessageAt } = counters.get(area.areaTag) ?? NO_MESSAGES;
+      return {
+        areaTag: area.areaTag,
+        name: area.name,
+        desc: area.desc,
+        confTag: area.confTag,
+        messageCount,
+        lastMessageAt,
+      };
+    });
+  }
+
+  /** A live message whose area the caller may read; 404 / 401 / 403 otherwise. */
+  async function readableMessage(caller: Caller, uuid: string): Promise<MessageDetailRow> {
+    const key = uuid.toLowerCase();
+    if (!UUID_PATTERN.test(key)) {
+      throw new BadRequestError('uuid must be a UUID', [{ pointer: '/path/uuid', message: 'must be a UUID' }]);
+    }
+    const row = await store.findLiveMessage(key);
+    if (!row) throw new NotFoundError(`No message ${uuid}.`);
+    access.readableMessageArea(caller, row.areaTag);
+    return row;
+  }
+
+  function conferenceOf(confTag: string): MessageConferenceDef {
+    const conference = areas.conferences.get(confTag);
+    if (!conference) throw new NotFoundError(`No message conference "${confTag}".`);
+    return conference;
+  }
+
+  return {
+    /**
+     * Conferences in which the caller may read at least one area (for anonymous callers: at
+     * least one allowlisted area). A conference whose areas are all hidden is left out, the
+     * same rule that makes its detail 401/403.
+     */
+    listConferences(caller: Caller): ConferenceSummary[] {
+      const visible: ConferenceSummary[] = [];
+      for (const conference of areas.conferences.values()) {
+        const areaCount = access.visibleAreasOf(caller, conference).length;
+        if (areaCount === 0) continue;
+        visible.push({ confTag: conference.confTag, name: conference.name, desc: conference.desc, areaCount });
+      }
+      return visible;
+    },
+
+    /** A conference with the areas the caller may read; unknown → 404, nothing visible → 401 / 403. */
+    async getConference(caller: Caller, confTag: string): Promise<ConferenceDetail> {
+      const conference = conferenceOf(confTag);
+      const visible = access.visibleAreasOf(caller, conference);
+      if (visible.length === 0) {
+        throw caller.kind === 'anonymous'
+          ? new UnauthorizedError(`Log in to read message conference "${confTag}".`)
+          : new ForbiddenError(`You may not read message conference "${confTag}".`);
+      }
+      return {
+        confTag: conference.confTag,
+        name: conference.name,
+        desc: conference.desc,
+        areas: await areaDetails(visible),
+      };
+    },
+
+    async getArea(caller: Caller, areaTag: string): Promise<AreaDetail> {
+      const area = access.readableMessageArea(caller, areaTag);
+      const [detail] = await areaDetails([area]);
+      if (!detail) throw new NotFoundError(`No message area "${areaTag}".`);
+      return detail;
+    },
+
+    /** One page of an area's live messages, oldest first (keyset on messageId). */
+    async listAreaMessages(caller: Caller, areaTag: string, request: PageRequest): Promise<Page<MessageSummary>> {
+      access.readableMessageArea(caller, areaTag);
+      const rows = await store.listAreaMessages(areaTag, request);
+      return pageFromRows(rows, request, (row) => row.id, toMessageSummary);
+    },
+
+    async getMessage(caller: Caller, uuid: string): Promise<MessageDetail> {
+      const row = await readableMessage(caller, uuid);
+      return {
+        ...toMessageSummary(row),
+        body: row.body,
+        network: parseStoredNetwork(row.network),
+        replyCount: await store.countLiveReplies(row.id),
+      };
+    },
+
+    /**
+     * Posts a message as the caller. In one transaction: the reply target is checked (a live
+     * message in the same area), the poster's autoSignature appended after a blank line, the
+     * message inserted, the area's counters and the poster's postCount incremented.
+     */
+    async postMessage(caller: Caller, areaTag: string, post: NewPost): Promise<MessageSummary> {
+      access.writableMessageArea(caller, areaTag);
+      // writableMessageArea refuses anonymous callers; this narrows the type.
+      if (caller.kind !== 'user') throw new UnauthorizedError();
+      const subject = checkSubject(post.subject, '/body/subject');
+      const message = checkBody(post.message, '/body/message');
+      const toUserName = checkUserName(post.toUserName, '/body/toUserName', DEFAULT_TO_USER_NAME);
+      const replyToMessageId = post.replyToMessageId ?? null;
+      const { user } = caller;
+      const timestamp = clock.now().toISOString();
+      const uuid = messageUuid(clock.now().getTime());
+      return store.transaction(async (trx) => {
+        if (replyToMessageId !== null && (await trx.areaOfLiveMessage(replyToMessageId)) !== areaTag) {
+          throw new BadRequestError(`replyToMessageId ${replyToMessageId} is not a message in "${areaTag}".`, [
+            { pointer: '/body/replyToMessageId', message: 'is not a message in this area' },
+          ]);
+        }
+        const signature = (await trx.autoSignatureOf(user.id))?.trim();
+        const row = {
+          uuid,
+          areaTag,
+          replyToMessageId,
+          fromUserId: user.id,
+          fromUserName: user.username,
+          toUserName,
+          subject,
+          body: signature ? `${message}\n\n${signature}` : message,
+          timestamp,
+          network: '{}',
+        };
+        const ids = await trx.insertMessages([row]);
+        const messageId = ids.get(uuid);
+        if (messageId === undefined) throw new Error('the new message has no id');
+        await trx.addToAreaCounters(areaTag, 1, timestamp);
+        await trx.incrementPostCount(user.id);
+        return toMessageSummary({ ...row, id: messageId });
+      });
+    },
+
+    /** Deletes a message (owner or sysop); its area's counters follow in the same transaction. */
+    async deleteMessage(caller: Caller, uuid: string): Promise<void> {
+      const row = await readableMessage(caller, uuid);
+      const isOwner = caller.kind === 'user' && row.fromUserId === caller.user.id;
+      if (!isOwner && !isSysop(caller)) throw new ForbiddenError('Only the author or the sysop may delete a message.');
+      await store.transaction(async (trx) => {
+        if (!(await trx.markDeleted(row.id, clock.now().toISOString()))) {
+          throw new NotFoundError(`No message ${uuid}.`);
+        }
+        await trx.removeFromAreaCounters(row.areaTag, row.timestamp);
+      });
+    },
+  };
+}
+
+export type MessageService = ReturnType<typeof createMessageService>;

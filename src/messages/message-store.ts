@@ -1,0 +1,224 @@
+import type { Insertable } from 'kysely';
+import type { Db } from '../db/database.js';
+import { type PageRequest, rowsToFetch } from '../db/keyset.js';
+import type { MessagesTable } from '../db/schema.js';
+
+export type NewMessageRow = Omit<Insertable<MessagesTable>, 'id' | 'deletedAt'>;
+
+export interface MessageSummaryRow {
+  readonly id: number;
+  readonly uuid: string;
+  readonly areaTag: string;
+  readonly replyToMessageId: number | null;
+  readonly toUserName: string;
+  readonly fromUserName: string;
+  readonly subject: string;
+  readonly timestamp: string;
+}
+
+export interface MessageDetailRow extends MessageSummaryRow {
+  readonly fromUserId: number | null;
+  readonly body: string;
+  readonly network: string;
+}
+
+export interface AreaCounters {
+  readonly messageCount: number;
+  readonly lastMessageAt: string | null;
+}
+
+const SUMMARY_COLUMNS = [
+  'id',
+  'uuid',
+  'areaTag',
+  'replyToMessageId',
+  'toUserName',
+  'fromUserName',
+  'subject',
+  'timestamp',
+] as const;
+
+/**
+ * Rows per INSERT statement: at 10 bound parameters a row this stays far below SQLite's 32,766
+ * and PostgreSQL's 65,535 parameter limits. 100..2000 measured within noise of each other on
+ * SQLite; most of the import's time is SQLite's own insert work.
+ */
+const ROWS_PER_INSERT = 500;
+
+/**
+ * Every query of the message base. Bind it to a transaction with `createMessageStore(trx)`;
+ * the counters in `message_areas` are only ever changed next to the message rows they count.
+ */
+export function createMessageStore(db: Db) {
+  return {
+    ...messageQueries(db),
+    /** Runs `work` in one transaction with the queries bound to it. */
+    transaction<T>(work: (queries: MessageQueries) => Promise<T>): Promise<T> {
+      return db.transaction().execute((trx) => work(messageQueries(trx)));
+    },
+  };
+}
+
+export type MessageStore = ReturnType<typeof createMessageStore>;
+
+function messageQueries(db: Db) {
+  return {
+    /** Live messages of an area after the page's key, oldest first: a range scan of (area_tag, id). */
+    listAreaMessages(areaTag: string, request: PageRequest): Promise<MessageSummaryRow[]> {
+      let query = db
+        .selectFrom('messages')
+        .select(SUMMARY_COLUMNS)
+        .where('areaTag', '=', areaTag)
+        .where('deletedAt', 'is', null);
+      if (request.afterKey !== null) query = query.where('id', '>', request.afterKey);
+      return query.orderBy('id').limit(rowsToFetch(request)).execute();
+    },
+
+    findLiveMessage(uuid: string): Promise<MessageDetailRow | undefined> {
+      return db
+        .selectFrom('messages')
+        .select([...SUMMARY_COLUMNS, 'fromUserId', 'body', 'network'])
+        .where('uuid', '=', uuid)
+        .where('deletedAt', 'is', null)
+        .executeTakeFirst();
+    },
+
+    /** The area of a live message, or undefined when there is no such message (or it was deleted). */
+    async areaOfLiveMessage(messageId: number): Promise<string | undefined> {
+      const row = await db
+        .selectFrom('messages')
+        .select('areaTag')
+        .where('id', '=', messageId)
+        .where('deletedAt', 'is', null)
+        .executeTakeFirst();
+      return row?.areaTag;
+    },
+
+    async countLiveReplies(messageId: number): Promise<number> {
+      const row = await db
+        .selectFrom('messages')
+        .select((eb) => eb.fn.countAll<number | string>().as('replies'))
+        .where('replyToMessageId', '=', messageId)
+        .where('deletedAt', 'is', null)
+        .executeTakeFirstOrThrow();
+      return Number(row.replies);
+    },
+
+    /** Counters of each area; areas never posted to have no row and are left out. */
+    async areaCounters(areaTags: readonly string[]): Promise<Map<string, AreaCounters>> {
+      if (areaTags.length === 0) return new Map();
+      const rows = await db
+        .selectFrom('messageAreas')
+        .select(['areaTag', 'messageCount', 'lastMessageAt'])
+        .where('areaTag', 'in', [...areaTags])
+        .execute();
+      return new Map(
+        rows.map((row) => [row.areaTag, { messageCount: row.messageCount, lastMessageAt: row.lastMessageAt }]),
+      );
+    },
+
+    async autoSignatureOf(userId: number): Promise<string | null> {
+      const row = await db.selectFrom('users').select('autoSignature').where('id', '=', userId).executeTakeFirst();
+      return row?.autoSignature ?? null;
+    },
+
+    async incrementPostCount(userId: number): Promise<void> {
+      await db
+        .updateTable('users')
+        .set((eb) => ({ postCount: eb('postCount', '+', 1) }))
+        .where('id', '=', userId)
+        .execute();
+    },
+
+    /** Multi-row inserts; returns each new row's messageId with its uuid (row order is not relied on). */
+    async insertMessages(rows: readonly NewMessageRow[]): Promise<Map<string, number>> {
+      const ids = new Map<string, number>();
+      for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) {
+        const inserted = await db
+          .insertInto('messages')
+          .values(rows.slice(start, start + ROWS_PER_INSERT))
+          .returning(['id', 'uuid'])
+          .execute();
+        for (const row of inserted) ids.set(row.uuid, row.id);
+      }
+      return ids;
+    },
+
+    /** Points messages at the messages they reply to (import: targets inserted in the same statement). */
+    async setReplyLinks(links: ReadonlyArray<readonly [messageId: number, replyToMessageId: number]>): Promise<void> {
+      for (const [messageId, replyToMessageId] of links) {
+        await db.updateTable('messages').set({ replyToMessageId }).where('id', '=', messageId).execute();
+      }
+    },
+
+    /**
+     * Adds `added` messages to an area's count and moves `lastMessageAt` forward to
+     * `newestTimestamp` if that is later. Creates the counter row on the area's first message.
+     */
+    async addToAreaCounters(areaTag: string, added: number, newestTimestamp: string): Promise<void> {
+      await db
+        .insertInto('messageAreas')
+        .values({ areaTag, messageCount: added, lastMessageAt: newestTimestamp })
+        .onConflict((conflict) =>
+          conflict.column('areaTag').doUpdateSet((eb) => ({
+            messageCount: eb('messageAreas.messageCount', '+', eb.ref('excluded.messageCount')),
+            lastMessageAt: eb
+              .case()
+              .when(
+                eb.or([
+                  eb('messageAreas.lastMessageAt', 'is', null),
+                  eb('excluded.lastMessageAt', '>', eb.ref('messageAreas.lastMessageAt')),
+                ]),
+              )
+              .then(eb.ref('excluded.lastMessageAt'))
+              .else(eb.ref('messageAreas.lastMessageAt'))
+              .end(),
+          })),
+        )
+        .execute();
+    },
+
+    /** Marks a live message deleted; false when it was already gone (a concurrent delete won). */
+    async markDeleted(messageId: number, deletedAt: string): Promise<boolean> {
+      const result = await db
+        .updateTable('messages')
+        .set({ deletedAt })
+        .where('id', '=', messageId)
+        .where('deletedAt', 'is', null)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
+
+    /**
+     * Takes one deleted message off its area's counters. `lastMessageAt` is recomputed from the
+     * live messages only when the deleted one may have been the newest: that is the one case
+     * that needs a scan of the area, so ordinary deletions stay cheap in big areas.
+     */
+    async removeFromAreaCounters(areaTag: string, deletedTimestamp: string): Promise<void> {
+      await db
+        .updateTable('messageAreas')
+        .set((eb) => ({ messageCount: eb('messageCount', '-', 1) }))
+        .where('areaTag', '=', areaTag)
+        .execute();
+      const counters = await db
+        .selectFrom('messageAreas')
+        .select('lastMessageAt')
+        .where('areaTag', '=', areaTag)
+        .executeTakeFirst();
+      if (!counters || (counters.lastMessageAt !== null && counters.lastMessageAt > deletedTimestamp)) return;
+      const newest = await db
+        .selectFrom('messages')
+        .select((eb) => eb.fn.max('timestamp').as('newest'))
+        .where('areaTag', '=', areaTag)
+        .where('deletedAt', 'is', null)
+        .executeTakeFirst();
+      await db
+        .updateTable('messageAreas')
+        .set({ lastMessageAt: newest?.newest ?? null })
+        .where('areaTag', '=', areaTag)
+        .execute();
+    },
+  };
+}
+
+export type MessageQueries = ReturnType<typeof messageQueries>;

@@ -1,0 +1,214 @@
+import { type Caller, isSysop, type UserCaller } from '../auth/caller.js';
+import type { Db } from '../db/database.js';
+import type { UserRow } from '../db/schema.js';
+import { BadRequestError, type FieldError, NotFoundError, UnauthorizedError } from '../errors.js';
+import { usernameKey } from './username.js';
+
+/** The fields a user may edit (PUT /users/me) and their maximum lengths in characters (spec 4.5). */
+export const PROFILE_FIELD_MAX_LENGTH = {
+  realName: 64,
+  location: 64,
+  affiliations: 64,
+  webAddress: 256,
+  autoSignature: 512,
+} as const;
+
+export type ProfileField = keyof typeof PROFILE_FIELD_MAX_LENGTH;
+export const PROFILE_FIELDS = Object.keys(PROFILE_FIELD_MAX_LENGTH) as ProfileField[];
+
+/** PUT /users/me: each field optional; null or "" clears it. */
+export type ProfileUpdate = { readonly [Field in ProfileField]?: string | null };
+
+/** Own profile (spec 2.10). Unset text fields are "" (the spec types them as strings). */
+export interface OwnProfile {
+  userId: number;
+  username: string;
+  groups: string[];
+  realName: string;
+  location: string;
+  affiliations: string;
+  emailAddress: string;
+  webAddress: string;
+  autoSignature: string;
+  accountCreated: string;
+  lastLogin: string | null;
+  loginCount: number;
+  postCount: number;
+  uploadCount: number;
+  uploadBytes: number;
+  downloadCount: number;
+  downloadBytes: number;
+  achievementPoints: number;
+  minutesOnline: number;
+}
+
+/**
+ * Someone else's profile: always the first five fields; realName, location, affiliations and
+ * webAddress only when set; the sysop-only fields only for a sysop.
+ */
+export interface PublicProfile {
+  userId: number;
+  username: string;
+  accountCreated: string;
+  postCount: number;
+  achievementPoints: number;
+  realName?: string;
+  location?: string;
+  affiliations?: string;
+  webAddress?: string;
+  groups?: string[];
+  emailAddress?: string;
+  lastLogin?: string | null;
+  loginCount?: number;
+  uploadCount?: number;
+  downloadCount?: number;
+  minutesOnline?: number;
+}
+
+const OPT_IN_FIELDS = ['realName', 'location', 'affiliations', 'webAddress'] as const;
+
+// Single-line fields refuse every control character; the signature may span lines and carry
+// ANSI colour (ESC), as BBS signatures do.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
+const SINGLE_LINE_FORBIDDEN = /[\u0000-\u001f\u007f]/;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
+const MULTI_LINE_FORBIDDEN = /[\u0000-\u0008\u000b\u000c\u000e-\u001a\u001c-\u001f\u007f]/;
+
+function fieldProblem(field: ProfileField, value: string): string | null {
+  const maxLength = PROFILE_FIELD_MAX_LENGTH[field];
+  if ([...value].length > maxLength) return `must be at most ${maxLength} characters`;
+  const forbidden = field === 'autoSignature' ? MULTI_LINE_FORBIDDEN : SINGLE_LINE_FORBIDDEN;
+  if (forbidden.test(value)) return 'must not contain control characters';
+  if (field === 'webAddress') {
+    let url: URL | null = null;
+    try {
+      url = new URL(value);
+    } catch {
+      url = null;
+    }
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.hostname === '') {
+      return 'must be an http:// or https:// URL';
+    }
+  }
+  return null;
+}
+
+/** Trims and checks an update; returns the column values to write (null = cleared). */
+export function normaliseProfileUpdate(update: ProfileUpdate): Partial<Record<ProfileField, string | null>> {
+  const values: Partial<Record<ProfileField, string | null>> = {};
+  const errors: FieldError[] = [];
+  for (const field of PROFILE_FIELDS) {
+    const raw = update[field];
+    if (raw === undefined) continue;
+    const value = raw === null ? '' : raw.trim();
+    const problem = value === '' ? null : fieldProblem(field, value);
+    if (problem) errors.push({ pointer: `/body/${field}`, message: problem });
+    else values[field] = value === '' ? null : value;
+  }
+  const first = errors[0];
+  if (first) throw new BadRequestError(`${first.pointer.slice(1)} ${first.message}`, errors);
+  return values;
+}
+
+/** Profiles: one's own (read and edit) and other users' public view (spec 2.10, 4.5). */
+export function createProfileService(deps: { db: Db }) {
+  const { db } = deps;
+
+  async function groupsOf(userId: number): Promise<string[]> {
+    const rows = await db
+      .selectFrom('userGroups')
+      .select('groupName')
+      .where('userId', '=', userId)
+      .orderBy('groupName')
+      .execute();
+    return rows.map((row) => row.groupName);
+  }
+
+  async function ownProfileOf(userId: number): Promise<OwnProfile> {
+    const row = await db.selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirst();
+    // The auth hook saw this user a moment ago; gone now means deleted in between.
+    if (!row) throw new UnauthorizedError('The account no longer exists.');
+    return toOwnProfile(row, await groupsOf(row.id));
+  }
+
+  function requireUser(caller: Caller): UserCaller {
+    if (caller.kind !== 'user') throw new UnauthorizedError();
+    return caller;
+  }
+
+  return {
+    async getOwnProfile(caller: Caller): Promise<OwnProfile> {
+      return ownProfileOf(requireUser(caller).user.id);
+    },
+
+    /** Applies the given fields (all or nothing) and returns the updated profile. */
+    async updateOwnProfile(caller: Caller, update: ProfileUpdate): Promise<OwnProfile> {
+      const user = requireUser(caller).user;
+      const values = normaliseProfileUpdate(update);
+      if (Object.keys(values).length > 0) {
+        await db.updateTable('users').set(values).where('id', '=', user.id).execute();
+      }
+      return ownProfileOf(user.id);
+    },
+
+    /** Case-insensitive lookup; unknown → NotFoundError. Sysops get the extended view. */
+    async getPublicProfile(caller: Caller, username: string): Promise<PublicProfile> {
+      requireUser(caller);
+      const row = await db
+        .selectFrom('users')
+        .selectAll()
+        .where('usernameKey', '=', usernameKey(username))
+        .executeTakeFirst();
+      if (!row) throw new NotFoundError(`No user named "${username}".`);
+      const profile: PublicProfile = {
+        userId: row.id,
+        username: row.username,
+        accountCreated: row.createdAt,
+        postCount: row.postCount,
+        achievementPoints: row.achievementPoints,
+      };
+      for (const field of OPT_IN_FIELDS) {
+        const value = row[field];
+        if (value !== null && value !== '') profile[field] = value;
+      }
+      if (isSysop(caller)) {
+        Object.assign(profile, {
+          groups: await groupsOf(row.id),
+          emailAddress: row.emailAddress ?? '',
+          lastLogin: row.lastLoginAt,
+          loginCount: row.loginCount,
+          uploadCount: row.uploadCount,
+          downloadCount: row.downloadCount,
+          minutesOnline: row.minutesOnline,
+        });
+      }
+      return profile;
+    },
+  };
+}
+
+export type ProfileService = ReturnType<typeof createProfileService>;
+
+function toOwnProfile(row: UserRow, groups: string[]): OwnProfile {
+  return {
+    userId: row.id,
+    username: row.username,
+    groups,
+    realName: row.realName ?? '',
+    location: row.location ?? '',
+    affiliations: row.affiliations ?? '',
+    emailAddress: row.emailAddress ?? '',
+    webAddress: row.webAddress ?? '',
+    autoSignature: row.autoSignature ?? '',
+    accountCreated: row.createdAt,
+    lastLogin: row.lastLoginAt,
+    loginCount: row.loginCount,
+    postCount: row.postCount,
+    uploadCount: row.uploadCount,
+    uploadBytes: row.uploadBytes,
+    downloadCount: row.downloadCount,
+    downloadBytes: row.downloadBytes,
+    achievementPoints: row.achievementPoints,
+    minutesOnline: row.minutesOnline,
+  };
+}

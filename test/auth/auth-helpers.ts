@@ -1,0 +1,57 @@
+import type { LightMyRequestResponse } from 'fastify';
+import type { TestBoard } from '../support/test-board.js';
+
+export const API = '/_baud/api/v1';
+export const PASSWORD = 'correct horse battery';
+
+/** Logs in over HTTP; returns the response, the access token and the raw refresh cookie value. */
+export async function login(
+  board: TestBoard,
+  username: string,
+  password = PASSWORD,
+  options: { remoteAddress?: string } = {},
+) {
+  const response = await board.app.inject({
+    method: 'POST',
+    url: `${API}/auth/login`,
+    payload: { username, password },
+    ...(options.remoteAddress ? { remoteAddress: options.remoteAddress } : {}),
+  });
+  const accessToken: string | undefined = response.statusCode === 200 ? response.json().accessToken : undefined;
+  return { response, accessToken, refreshToken: refreshCookieOf(response) };
+}
+
+/** The value of the `baud_refresh` cookie a response sets, if any. */
+export function refreshCookieOf(response: LightMyRequestResponse): string | undefined {
+  return response.cookies.find((cookie) => cookie.name === 'baud_refresh')?.value;
+}
+
+/** The raw Set-Cookie header for `baud_refresh`. */
+export function refreshSetCookieHeader(response: LightMyRequestResponse): string | undefined {
+  const header = response.headers['set-cookie'];
+  return [header ?? []].flat().find((value) => value.startsWith('baud_refresh='));
+}
+
+export function refresh(board: TestBoard, refreshToken: string | undefined) {
+  return board.app.inject({
+    method: 'POST',
+    url: `${API}/auth/refresh`,
+    ...(refreshToken === undefined ? {} : { cookies: { baud_refresh: refreshToken } }),
+  });
+}
+
+export function logout(board: TestBoard, refreshToken: string | undefined) {
+  return board.app.inject({
+    method: 'POST',
+    url: `${API}/auth/logout`,
+    ...(refreshToken === undefined ? {} : { cookies: { baud_refresh: refreshToken } }),
+  });
+}
+
+export function getMe(board: TestBoard, headers: Record<string, string>) {
+  return board.app.inject({ method: 'GET', url: `${API}/users/me`, headers });
+}
+
+export function bearer(token: string | undefined): Record<string, string> {
+  return { authorization: `Bearer ${token ?? ''}` };
+}

@@ -1,0 +1,77 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createTestBoard, describeEachDialect, fakeClock, type TestBoard } from '../support/test-board.js';
+import { login, PASSWORD } from './auth-helpers.js';
+
+describeEachDialect('login throttling', (dialect) => {
+  const clock = fakeClock();
+  let board: TestBoard;
+  beforeAll(async () => {
+    board = await createTestBoard(dialect, {
+      clock,
+      config: { contentServers: { web: { restApi: { loginThrottle: { maxFailures: 3, windowSeconds: 600 } } } } },
+    });
+    for (const username of ['alice', 'bob', 'carol', 'dave']) {
+      await board.board.users.createUser({ username, password: PASSWORD });
+    }
+  });
+  afterAll(() => board.close());
+
+  it('answers 429 with Retry-After once a username has too many failures, and recovers after the window', async () => {
+    for (const address of ['10.0.0.1', '10.0.0.2', '10.0.0.3']) {
+      clock.advance(1000);
+      expect((await login(board, 'alice', 'wrong password', { remoteAddress: address })).response.statusCode).toBe(401);
+    }
+    // Even the right password, from a fresh address, is refused while the account is throttled.
+    const throttled = await login(board, 'Alice', PASSWORD, { remoteAddress: '10.0.0.9' });
+    expect(throttled.response.statusCode).toBe(429);
+    expect(throttled.response.headers['retry-after']).toBe('598');
+    expect(throttled.response.json()).toEqual({
+      type: '/_baud/api/v1/errors/429',
+      title: 'Too Many Requests',
+      status: 429,
+      detail: 'Too many failed logins; try again later.',
+    });
+    expect(throttled.response.headers['set-cookie']).toBeUndefined();
+
+    clock.advance(597_000);
+    expect((await login(board, 'alice', PASSWORD, { remoteAddress: '10.0.0.9' })).response.statusCode).toBe(429);
+    clock.advance(1000);
+    expect((await login(board, 'alice', PASSWORD, { remoteAddress: '10.0.0.9' })).response.statusCode).toBe(200);
+  });
+
+  it('throttles a client address that guesses across usernames', async () => {
+    const address = '192.0.2.7';
+    for (const username of ['bob', 'carol', 'nobody']) {
+      expect((await login(board, username, 'wrong password', { remoteAddress: address })).response.statusCode).toBe(
+        401,
+      );
+    }
+    const throttled = await login(board, 'dave', PASSWORD, { remoteAddress: address });
+    expect(throttled.response.statusCode).toBe(429);
+    expect(throttled.response.headers['retry-after']).toBe('600');
+    // Another address may still log in to those accounts.
+    expect((await login(board, 'dave', PASSWORD, { remoteAddress: '192.0.2.8' })).response.statusCode).toBe(200);
+    clock.advance(600_000);
+    expect((await login(board, 'dave', PASSWORD, { remoteAddress: address })).response.statusCode).toBe(200);
+  });
+
+  it('counts unknown usernames like known ones', async () => {
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      const { response } = await login(board, 'ghost', 'whatever', { remoteAddress: `198.51.100.${attempt}` });
+      expect(response.statusCode).toBe(401);
+    }
+    const { response } = await login(board, 'ghost', 'whatever', { remoteAddress: '198.51.100.99' });
+    expect(response.statusCode).toBe(429);
+  });
+
+  it('forgives the account after a successful login', async () => {
+    for (let attempt = 0; attempt < 2; attempt += 1) {
+      await login(board, 'carol', 'wrong password', { remoteAddress: `203.0.113.${attempt}` });
+    }
+    expect((await login(board, 'carol', PASSWORD, { remoteAddress: '203.0.113.50' })).response.statusCode).toBe(200);
+    for (let attempt = 0; attempt < 2; attempt += 1) {
+      await login(board, 'carol', 'wrong password', { remoteAddress: `203.0.113.${10 + attempt}` });
+    }
+    expect((await login(board, 'carol', PASSWORD, { remoteAddress: '203.0.113.51' })).response.statusCode).toBe(200);
+  });
+});
