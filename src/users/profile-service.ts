@@ -1,8 +1,8 @@
 import { type Caller, isSysop, type UserCaller } from '../auth/caller.js';
 import type { Db } from '../db/database.js';
 import type { UserRow } from '../db/schema.js';
-import { BadRequestError, type FieldError, NotFoundError, UnauthorizedError } from '../errors.js';
-import { usernameKey } from './username.js';
+import { BadRequestError, type FieldError, UnauthorizedError } from '../errors.js';
+import { findUserRowByName } from './user-service.js';
 
 /** The fields a user may edit (PUT /users/me) and their maximum lengths in characters (spec 4.5). */
 export const PROFILE_FIELD_MAX_LENGTH = {
@@ -154,12 +154,7 @@ export function createProfileService(deps: { db: Db }) {
     /** Case-insensitive lookup; unknown → NotFoundError. Sysops get the extended view. */
     async getPublicProfile(caller: Caller, username: string): Promise<PublicProfile> {
       requireUser(caller);
-      const row = await db
-        .selectFrom('users')
-        .selectAll()
-        .where('usernameKey', '=', usernameKey(username))
-        .executeTakeFirst();
-      if (!row) throw new NotFoundError(`No user named "${username}".`);
+      const row = await findUserRowByName(db, username);
       const profile: PublicProfile = {
         userId: row.id,
         username: row.username,

@@ -47,15 +47,7 @@ export function createUserService(deps: { db: Db; config: Config; clock: Clock }
     }
   }
 
-  async function findUserRow(username: string): Promise<UserRow> {
-    const row = await db
-      .selectFrom('users')
-      .selectAll()
-      .where('usernameKey', '=', usernameKey(username))
-      .executeTakeFirst();
-    if (!row) throw new NotFoundError(`No user named "${username}".`);
-    return row;
-  }
+  const findUserRow = (username: string) => findUserRowByName(db, username);
 
   async function groupsOf(userIds: readonly number[]): Promise<Map<number, string[]>> {
     const groups = new Map<number, string[]>(userIds.map((id) => [id, []]));
@@ -207,6 +199,17 @@ export function createUserService(deps: { db: Db; config: Config; clock: Clock }
 }
 
 export type UserService = ReturnType<typeof createUserService>;
+
+/** The account named `username` (case-insensitively); unknown → NotFoundError. */
+export async function findUserRowByName(db: Db, username: string): Promise<UserRow> {
+  const row = await db
+    .selectFrom('users')
+    .selectAll()
+    .where('usernameKey', '=', usernameKey(username))
+    .executeTakeFirst();
+  if (!row) throw new NotFoundError(`No user named "${username}".`);
+  return row;
+}
 
 function parseProperties(json: string): Record<string, string> {
   try {

@@ -50,23 +50,41 @@ describe('parseAcs', () => {
       expect(parseAcs(source)).toEqual(expected);
     });
 
-    it.each(['AG', 'NC', 'NP', 'AA', 'UP', 'DL', 'BU', 'BD', 'NR', 'KR', 'PC', 'AC', 'AP', 'MM'])(
-      'parses threshold code %s with and without a space',
-      (code) => {
-        expect(parseAcs(`${code}5`)).toEqual({ kind: 'condition', code, min: 5 });
-        expect(parseAcs(`${code} 42`)).toEqual({ kind: 'condition', code, min: 42 });
-        expect(parseAcs(`${code}0`)).toEqual({ kind: 'condition', code, min: 0 });
-      },
-    );
+    it.each([
+      'AG',
+      'NC',
+      'NP',
+      'AA',
+      'UP',
+      'DL',
+      'BU',
+      'BD',
+      'NR',
+      'KR',
+      'PC',
+      'AC',
+      'AP',
+      'MM',
+    ])('parses threshold code %s with and without a space', (code) => {
+      expect(parseAcs(`${code}5`)).toEqual({ kind: 'condition', code, min: 5 });
+      expect(parseAcs(`${code} 42`)).toEqual({ kind: 'condition', code, min: 42 });
+      expect(parseAcs(`${code}0`)).toEqual({ kind: 'condition', code, min: 0 });
+    });
 
-    it.each(['LC', 'NN', 'TH', 'TW', 'TT', 'TM', 'EC', 'AF'])(
-      'parses terminal-only code %s with an optional number',
-      (code) => {
-        expect(parseAcs(code)).toEqual({ kind: 'condition', code, argument: null });
-        expect(parseAcs(`${code}3`)).toEqual({ kind: 'condition', code, argument: 3 });
-        expect(parseAcs(`${code} 80`)).toEqual({ kind: 'condition', code, argument: 80 });
-      },
-    );
+    it.each([
+      'LC',
+      'NN',
+      'TH',
+      'TW',
+      'TT',
+      'TM',
+      'EC',
+      'AF',
+    ])('parses terminal-only code %s with an optional number', (code) => {
+      expect(parseAcs(code)).toEqual({ kind: 'condition', code, argument: null });
+      expect(parseAcs(`${code}3`)).toEqual({ kind: 'condition', code, argument: 3 });
+      expect(parseAcs(`${code} 80`)).toEqual({ kind: 'condition', code, argument: 80 });
+    });
 
     it('reads two-letter codes back to back without a separator', () => {
       expect(parseAcs('SCID1')).toEqual(and({ kind: 'condition', code: 'SC' }, id(1)));

@@ -157,10 +157,13 @@ describe('contentTypeForFileName', () => {
     expect(contentTypeForFileName(fileName)).toBe(contentType);
   });
 
-  it.each(['README', 'file.unknown', 'file.', 'file.constructor', 'file.__proto__'])(
-    'falls back to application/octet-stream for %j',
-    (fileName) => {
-      expect(contentTypeForFileName(fileName)).toBe('application/octet-stream');
-    },
-  );
+  it.each([
+    'README',
+    'file.unknown',
+    'file.',
+    'file.constructor',
+    'file.__proto__',
+  ])('falls back to application/octet-stream for %j', (fileName) => {
+    expect(contentTypeForFileName(fileName)).toBe('application/octet-stream');
+  });
 });

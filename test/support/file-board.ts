@@ -2,7 +2,7 @@ import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Dialect } from '../../src/db/database.js';
 import { buildMultipart, type FormPart } from './multipart.js';
-import { createTestBoard, type TestBoard, type TestBoardOptions } from './test-board.js';
+import { createTestBoard, deepMerge, type TestBoard, type TestBoardOptions } from './test-board.js';
 
 export const API = '/_baud/api/v1';
 
@@ -73,17 +73,4 @@ export function upload(
 /** Upload parts for one file with an optional description. */
 export function filePart(fileName: string, content: string | Uint8Array, extra: FormPart[] = []): FormPart[] {
   return [{ name: 'file', fileName, value: content }, ...extra];
-}
-
-function deepMerge(base: Record<string, unknown>, override: Record<string, unknown>): Record<string, unknown> {
-  const result: Record<string, unknown> = { ...base };
-  for (const [key, value] of Object.entries(override)) {
-    const existing = result[key];
-    result[key] = isObject(existing) && isObject(value) ? deepMerge(existing, value) : value;
-  }
-  return result;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

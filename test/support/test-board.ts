@@ -171,7 +171,8 @@ async function dropSchema(schema: string): Promise<void> {
   }
 }
 
-function deepMerge(base: Record<string, unknown>, override: Record<string, unknown>): Record<string, unknown> {
+/** Merges configuration objects: nested objects merge, everything else is replaced. */
+export function deepMerge(base: Record<string, unknown>, override: Record<string, unknown>): Record<string, unknown> {
   const result: Record<string, unknown> = { ...base };
   for (const [key, value] of Object.entries(override)) {
     const existing = result[key];
