@@ -9,7 +9,7 @@
  * Client and server share this process (the client generates its bytes lazily from one
  * 64 KiB buffer), so the figures are an upper bound for the server alone.
  */
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -65,7 +65,15 @@ const app = await buildApp(config, { board, logger: false });
 let exitCode = 0;
 try {
   const user = await board.users.createUser({ username: 'bench', password: 'correct horse battery' });
-  const { accessToken } = await board.accessTokens.issue({ userId: user.userId, sessionId: randomUUID() });
+  // A real login: access tokens are only honoured while their session stands.
+  const {
+    token: { accessToken },
+  } = await board.auth.login({
+    username: user.username,
+    password: 'correct horse battery',
+    clientAddress: '127.0.0.1',
+    isSecure: false,
+  });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = app.server.address() as AddressInfo;
 
