@@ -1,3 +1,5 @@
+import type { LiveSession } from './sessions.js';
+
 /**
  * Who is making a request. Resolved once per request by the auth hook (src/http/auth-hook.ts)
  * and handed to services, which make every authorisation decision from it.
@@ -35,8 +37,8 @@ export interface UserCaller {
   /** What the credential may do: an access token may do both; an API key what its scope says. */
   readonly scopes: ReadonlySet<Scope>;
   readonly isSecure: boolean;
-  /** The login session (refresh family) an access token belongs to; null for API keys. */
-  readonly sessionId: string | null;
+  /** The live login session (refresh family) an access token belongs to; null for API keys. */
+  readonly session: LiveSession | null;
 }
 
 export type Caller = AnonymousCaller | UserCaller;

@@ -1,12 +1,13 @@
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/database.js';
-import { ACTIVE_SESSION_WINDOW_MS } from './sessions.js';
+import { ACTIVE_SESSION_WINDOW_MS, type LiveSession } from './sessions.js';
 
 /** A session's activity is written at most this often, so reads do not all turn into writes. */
 export const ACTIVITY_WRITE_INTERVAL_MS = 60_000;
 
 export interface SessionActivity {
-  readonly sessionId: string;
+  /** The live session the auth hook found for this request (so it is not read again here). */
+  readonly session: LiveSession;
   readonly userId: number;
   /** Short text for the node list: "Reading messages", "Browsing files" … */
   readonly action: string;
@@ -16,7 +17,7 @@ export interface SessionActivity {
 /**
  * Records what a login session is doing (the node list) and adds its time to the user's
  * `minutesOnline`. Only gaps shorter than the active window count as time online: a session
- * idle for longer was not "on". Dead sessions (revoked, expired, credentials changed) are left alone.
+ * idle for longer was not "on".
  */
 export function createSessionActivityStore(deps: { db: Db; clock: Clock }) {
   const { db, clock } = deps;
@@ -24,27 +25,17 @@ export function createSessionActivityStore(deps: { db: Db; clock: Clock }) {
   return {
     async touch(activity: SessionActivity): Promise<void> {
       const now = clock.now();
-      const nowIso = now.toISOString();
-      const family = await db
-        .selectFrom('refreshFamilies as f')
-        .innerJoin('users as u', 'u.id', 'f.userId')
-        .select(['f.lastActivityAt', 'f.createdAt', 'u.credentialsChangedAt'])
-        .where('f.id', '=', activity.sessionId)
-        .where('f.userId', '=', activity.userId)
-        .where('f.revokedAt', 'is', null)
-        .where('f.expiresAt', '>', nowIso)
-        .executeTakeFirst();
-      if (!family || family.credentialsChangedAt > family.createdAt) return;
-      const gapMs = now.getTime() - Date.parse(family.lastActivityAt);
+      const { session } = activity;
+      const gapMs = now.getTime() - Date.parse(session.lastActivityAt);
       if (gapMs < ACTIVITY_WRITE_INTERVAL_MS) return;
       const minutes = gapMs < ACTIVE_SESSION_WINDOW_MS ? Math.round(gapMs / 60_000) : 0;
       await db.transaction().execute(async (trx) => {
         // Conditional on the value read: of two requests racing here, only one adds the gap.
         const updated = await trx
           .updateTable('refreshFamilies')
-          .set({ lastActivityAt: nowIso, lastAction: activity.action, isSecure: activity.isSecure ? 1 : 0 })
-          .where('id', '=', activity.sessionId)
-          .where('lastActivityAt', '=', family.lastActivityAt)
+          .set({ lastActivityAt: now.toISOString(), lastAction: activity.action, isSecure: activity.isSecure ? 1 : 0 })
+          .where('id', '=', session.id)
+          .where('lastActivityAt', '=', session.lastActivityAt)
           .executeTakeFirst();
         if (Number(updated.numUpdatedRows) !== 1 || minutes === 0) return;
         await trx

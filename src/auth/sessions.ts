@@ -3,32 +3,50 @@ import type { Db } from '../db/database.js';
 /** A login session counts as an active node while it is alive and was used this recently. */
 export const ACTIVE_SESSION_WINDOW_MS = 15 * 60 * 1000;
 
-/** Login sessions (refresh families) that are alive and were used in the last 15 minutes. */
-export function activeSessionsQuery(db: Db, now: Date) {
-  const nowIso = now.toISOString();
-  return db
-    .selectFrom('refreshFamilies')
-    .where('revokedAt', 'is', null)
-    .where('expiresAt', '>', nowIso)
-    .where('lastActivityAt', '>', new Date(now.getTime() - ACTIVE_SESSION_WINDOW_MS).toISOString());
+/** What the auth hook learns about a token's session, and session activity needs next. */
+export interface LiveSession {
+  readonly id: string;
+  readonly lastActivityAt: string;
 }
 
 /**
- * Whether the login session an access token was issued for still stands: not logged out,
- * not past its absolute lifetime, and not older than the user's last password change or
- * disabling. Checked on every token request, so logout takes effect at once rather than
- * when the 15-minute token expires.
+ * Login sessions (refresh families, joined with their users) that still stand: not logged
+ * out, not past their absolute lifetime, the account enabled and unchanged since the login
+ * (a password change or disabling ends every session). The one definition of "alive".
  */
-export async function isSessionAlive(db: Db, sessionId: string, userId: number, now: Date): Promise<boolean> {
-  const row = await db
-    .selectFrom('refreshFamilies as f')
-    .innerJoin('users as u', 'u.id', 'f.userId')
-    .select('f.id')
-    .where('f.id', '=', sessionId)
-    .where('f.userId', '=', userId)
-    .where('f.revokedAt', 'is', null)
-    .where('f.expiresAt', '>', now.toISOString())
-    .whereRef('u.credentialsChangedAt', '<=', 'f.createdAt')
+export function liveSessionsQuery(db: Db, now: Date) {
+  return db
+    .selectFrom('refreshFamilies')
+    .innerJoin('users', 'users.id', 'refreshFamilies.userId')
+    .where('refreshFamilies.revokedAt', 'is', null)
+    .where('refreshFamilies.expiresAt', '>', now.toISOString())
+    .where('users.disabledAt', 'is', null)
+    .whereRef('users.credentialsChangedAt', '<=', 'refreshFamilies.createdAt');
+}
+
+/** Live sessions used in the last 15 minutes: the node list and `nodeCount`. */
+export function activeSessionsQuery(db: Db, now: Date) {
+  return liveSessionsQuery(db, now).where(
+    'refreshFamilies.lastActivityAt',
+    '>',
+    new Date(now.getTime() - ACTIVE_SESSION_WINDOW_MS).toISOString(),
+  );
+}
+
+/**
+ * The session an access token was issued for, if it still stands. Checked on every token
+ * request, so logout takes effect at once rather than when the 15-minute token expires.
+ */
+export async function findLiveSession(
+  db: Db,
+  sessionId: string,
+  userId: number,
+  now: Date,
+): Promise<LiveSession | null> {
+  const row = await liveSessionsQuery(db, now)
+    .select(['refreshFamilies.id', 'refreshFamilies.lastActivityAt'])
+    .where('refreshFamilies.id', '=', sessionId)
+    .where('refreshFamilies.userId', '=', userId)
     .executeTakeFirst();
-  return row !== undefined;
+  return row ?? null;
 }

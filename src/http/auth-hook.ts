@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { looksLikeApiKey, verifyApiKey } from '../auth/api-keys.js';
 import { anonymousCaller, type Caller, type Scope } from '../auth/caller.js';
-import { isSessionAlive } from '../auth/sessions.js';
+import { findLiveSession } from '../auth/sessions.js';
 import type { Board } from '../board.js';
 import { ForbiddenError, UnauthorizedError } from '../errors.js';
 import type { RouteAccess } from './route-access.js';
@@ -38,21 +38,13 @@ async function resolveCaller(board: Board, request: FastifyRequest): Promise<Cal
     const key = await verifyApiKey(board.db, board.clock, credential.value);
     const user = key && (await board.users.loadCallerUser(key.userId));
     if (!key || !user) throw new UnauthorizedError('The API key is unknown or revoked.', 'invalid_token');
-    return { kind: 'user', user, via: 'apiKey', scopes: key.scopes, isSecure, sessionId: null };
+    return { kind: 'user', user, via: 'apiKey', scopes: key.scopes, isSecure, session: null };
   }
   const claims = await board.accessTokens.verify(credential.value);
-  const isLive =
-    claims !== null && (await isSessionAlive(board.db, claims.sessionId, claims.userId, board.clock.now()));
-  const user = claims && isLive ? await board.users.loadCallerUser(claims.userId) : null;
-  if (!claims || !user) throw new UnauthorizedError('The access token is invalid or expired.', 'invalid_token');
-  return {
-    kind: 'user',
-    user,
-    via: 'token',
-    scopes: new Set(['read', 'write']),
-    isSecure,
-    sessionId: claims.sessionId,
-  };
+  const session = claims && (await findLiveSession(board.db, claims.sessionId, claims.userId, board.clock.now()));
+  const user = session && claims ? await board.users.loadCallerUser(claims.userId) : null;
+  if (!session || !user) throw new UnauthorizedError('The access token is invalid or expired.', 'invalid_token');
+  return { kind: 'user', user, via: 'token', scopes: new Set(['read', 'write']), isSecure, session };
 }
 
 function assertRouteAccess(board: Board, access: RouteAccess, caller: Caller): void {

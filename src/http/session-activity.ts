@@ -27,9 +27,9 @@ export function actionOf(routeUrl: string, method: string): string {
 export function installSessionActivity(app: FastifyInstance, board: Board): void {
   app.addHook('preHandler', async (request) => {
     const caller = request.caller;
-    if (caller.kind !== 'user' || caller.via !== 'token' || caller.sessionId === null) return;
+    if (caller.kind !== 'user' || caller.session === null) return;
     await board.sessionActivity.touch({
-      sessionId: caller.sessionId,
+      session: caller.session,
       userId: caller.user.id,
       action: actionOf(request.routeOptions.url ?? request.url, request.method),
       isSecure: caller.isSecure,

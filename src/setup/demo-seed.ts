@@ -9,7 +9,7 @@ async function callerFor(board: Board, username: string): Promise<UserCaller> {
   const { userId } = await board.users.getUser(username);
   const user = await board.users.loadCallerUser(userId);
   if (!user) throw new Error(`demo user ${username} is missing or disabled`);
-  return { kind: 'user', user, via: 'token', scopes: new Set(['read', 'write']), isSecure: false, sessionId: null };
+  return { kind: 'user', user, via: 'token', scopes: new Set(['read', 'write']), isSecure: false, session: null };
 }
 
 /**

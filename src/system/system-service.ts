@@ -77,7 +77,6 @@ export function createSystemService(deps: { db: Db; config: Config; clock: Clock
     async listNodes(): Promise<NodeEntry[]> {
       const now = clock.now();
       const rows = await activeSessionsQuery(db, now)
-        .innerJoin('users', 'users.id', 'refreshFamilies.userId')
         .select([
           'refreshFamilies.createdAt',
           'refreshFamilies.lastActivityAt',

@@ -1,8 +1,8 @@
-import { type Caller, isSysop, type UserCaller } from '../auth/caller.js';
+import { type Caller, type CallerUser, isSysop, type UserCaller } from '../auth/caller.js';
 import type { Db } from '../db/database.js';
 import type { UserRow } from '../db/schema.js';
 import { BadRequestError, type FieldError, UnauthorizedError } from '../errors.js';
-import { findUserRowByName } from './user-service.js';
+import { findUserRowByName, groupsOfUsers } from './user-service.js';
 
 /** The fields a user may edit (PUT /users/me) and their maximum lengths in characters (spec 4.5). */
 export const PROFILE_FIELD_MAX_LENGTH = {
@@ -114,21 +114,11 @@ export function normaliseProfileUpdate(update: ProfileUpdate): Partial<Record<Pr
 export function createProfileService(deps: { db: Db }) {
   const { db } = deps;
 
-  async function groupsOf(userId: number): Promise<string[]> {
-    const rows = await db
-      .selectFrom('userGroups')
-      .select('groupName')
-      .where('userId', '=', userId)
-      .orderBy('groupName')
-      .execute();
-    return rows.map((row) => row.groupName);
-  }
-
-  async function ownProfileOf(userId: number): Promise<OwnProfile> {
-    const row = await db.selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirst();
+  async function ownProfileOf(user: CallerUser): Promise<OwnProfile> {
+    const row = await db.selectFrom('users').selectAll().where('id', '=', user.id).executeTakeFirst();
     // The auth hook saw this user a moment ago; gone now means deleted in between.
     if (!row) throw new UnauthorizedError('The account no longer exists.');
-    return toOwnProfile(row, await groupsOf(row.id));
+    return toOwnProfile(row, user.groups);
   }
 
   function requireUser(caller: Caller): UserCaller {
@@ -138,7 +128,7 @@ export function createProfileService(deps: { db: Db }) {
 
   return {
     async getOwnProfile(caller: Caller): Promise<OwnProfile> {
-      return ownProfileOf(requireUser(caller).user.id);
+      return ownProfileOf(requireUser(caller).user);
     },
 
     /** Applies the given fields (all or nothing) and returns the updated profile. */
@@ -148,7 +138,7 @@ export function createProfileService(deps: { db: Db }) {
       if (Object.keys(values).length > 0) {
         await db.updateTable('users').set(values).where('id', '=', user.id).execute();
       }
-      return ownProfileOf(user.id);
+      return ownProfileOf(user);
     },
 
     /** Case-insensitive lookup; unknown → NotFoundError. Sysops get the extended view. */
@@ -168,7 +158,7 @@ export function createProfileService(deps: { db: Db }) {
       }
       if (isSysop(caller)) {
         Object.assign(profile, {
-          groups: await groupsOf(row.id),
+          groups: (await groupsOfUsers(db, [row.id])).get(row.id) ?? [],
           emailAddress: row.emailAddress ?? '',
           lastLogin: row.lastLoginAt,
           loginCount: row.loginCount,
@@ -184,11 +174,11 @@ export function createProfileService(deps: { db: Db }) {
 
 export type ProfileService = ReturnType<typeof createProfileService>;
 
-function toOwnProfile(row: UserRow, groups: string[]): OwnProfile {
+function toOwnProfile(row: UserRow, groups: readonly string[]): OwnProfile {
   return {
     userId: row.id,
     username: row.username,
-    groups,
+    groups: [...groups],
     realName: row.realName ?? '',
     location: row.location ?? '',
     affiliations: row.affiliations ?? '',

@@ -49,18 +49,7 @@ export function createUserService(deps: { db: Db; config: Config; clock: Clock }
 
   const findUserRow = (username: string) => findUserRowByName(db, username);
 
-  async function groupsOf(userIds: readonly number[]): Promise<Map<number, string[]>> {
-    const groups = new Map<number, string[]>(userIds.map((id) => [id, []]));
-    if (userIds.length === 0) return groups;
-    const rows = await db
-      .selectFrom('userGroups')
-      .select(['userId', 'groupName'])
-      .where('userId', 'in', [...userIds])
-      .orderBy('groupName')
-      .execute();
-    for (const row of rows) groups.get(row.userId)?.push(row.groupName);
-    return groups;
-  }
+  const groupsOf = (userIds: readonly number[]) => groupsOfUsers(db, userIds);
 
   async function findUserRowById(userId: number): Promise<UserRow> {
     return db.selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirstOrThrow();
@@ -199,6 +188,20 @@ export function createUserService(deps: { db: Db; config: Config; clock: Clock }
 }
 
 export type UserService = ReturnType<typeof createUserService>;
+
+/** Group names of each user, sorted; users without groups map to []. */
+export async function groupsOfUsers(db: Db, userIds: readonly number[]): Promise<Map<number, string[]>> {
+  const groups = new Map<number, string[]>(userIds.map((id) => [id, []]));
+  if (userIds.length === 0) return groups;
+  const rows = await db
+    .selectFrom('userGroups')
+    .select(['userId', 'groupName'])
+    .where('userId', 'in', [...userIds])
+    .orderBy('groupName')
+    .execute();
+  for (const row of rows) groups.get(row.userId)?.push(row.groupName);
+  return groups;
+}
 
 /** The account named `username` (case-insensitively); unknown → NotFoundError. */
 export async function findUserRowByName(db: Db, username: string): Promise<UserRow> {

@@ -25,7 +25,7 @@ function userCaller(groups: string[], id = 7): Caller {
     achievementPoints: 0,
     properties: {},
   };
-  return { kind: 'user', user, via: 'token', scopes: new Set(['read', 'write']), isSecure: false, sessionId: 's' };
+  return { kind: 'user', user, via: 'token', scopes: new Set(['read', 'write']), isSecure: false, session: null };
 }
 
 function accessFor(raw: Record<string, unknown>) {

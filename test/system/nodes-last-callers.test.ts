@@ -143,6 +143,17 @@ describeEachDialect('nodes and last callers', (dialect) => {
       const nodes = (await get('/system/nodes', bearer(bobToken))).json();
       expect(nodes.data.map((node: { username: string }) => node.username)).toEqual(['bob', 'bob']);
     });
+
+    it('drops the sessions of a user at once when they are disabled', async () => {
+      await login(board, 'carol');
+      const { accessToken: bobToken } = await login(board, 'bob');
+      const before = (await get('/system/nodes', bearer(bobToken))).json();
+      expect(before.data.map((node: { username: string }) => node.username)).toContain('carol');
+      await board.board.users.setDisabled('carol', true);
+      const after = (await get('/system/nodes', bearer(bobToken))).json();
+      expect(after.data.map((node: { username: string }) => node.username)).not.toContain('carol');
+      await board.board.users.setDisabled('carol', false);
+    });
   });
 });
 
