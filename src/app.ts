@@ -11,6 +11,7 @@ import type { Config } from './config/load-config.js';
 import { API_PREFIX } from './http/api-prefix.js';
 import { installAuthHook } from './http/auth-hook.js';
 import { installCors } from './http/cors.js';
+import { installNulGuard } from './http/nul-guard.js';
 import { installProblemHandlers } from './http/problem.js';
 import { registerAuthRoutes } from './http/routes/auth-routes.js';
 import { fileRoutes } from './http/routes/file-routes.js';
@@ -88,6 +89,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
     await app.register(cookie);
     installCors(app, config); // before the auth hook: preflights never meet credential checks
     installAuthHook(app, board);
+    installNulGuard(app);
     await app.register(
       async (api) => {
         installSessionActivity(api, board);

@@ -54,6 +54,26 @@ describeEachDialect('one error path', (dialect) => {
     expect(response.statusCode).toBe(401);
   });
 
+  it('refuses NUL characters in path, query and body with 400 pointers (PostgreSQL cannot store them)', async () => {
+    const { auth } = await board.userWithToken('nul-tester');
+    const inPath = await board.app.inject({ method: 'GET', url: '/_baud/api/v1/users/a%00b', headers: auth });
+    expect(inPath.statusCode).toBe(400);
+    expect(inPath.json().errors).toEqual([{ pointer: '/path/username', message: 'must not contain NUL characters' }]);
+    const inBody = await board.app.inject({
+      method: 'POST',
+      url: '/_baud/api/v1/auth/login',
+      payload: { username: 'a\u0000b', password: 'whatever it is' },
+    });
+    expect(inBody.statusCode).toBe(400);
+    expect(inBody.headers['content-type']).toBe(PROBLEM);
+    expect(inBody.json().errors).toEqual([{ pointer: '/body/username', message: 'must not contain NUL characters' }]);
+    const inQuery = await board.app.inject({
+      method: 'GET',
+      url: '/_baud/api/v1/system/last-callers?x=%00',
+    });
+    expect(inQuery.statusCode).toBe(400);
+  });
+
   it('sends a request id on every response', async () => {
     const response = await board.app.inject({ method: 'GET', url: '/_baud/api/v1/system/info' });
     expect(response.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
