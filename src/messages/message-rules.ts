@@ -5,6 +5,8 @@ export const MAX_SUBJECT_CODE_POINTS = 72;
 export const MAX_BODY_BYTES = 64 * 1024;
 export const MAX_USER_NAME_CHARS = 36;
 export const DEFAULT_TO_USER_NAME = 'All';
+/** messageIds are PostgreSQL `integer`s: a larger number cannot name a message (and would make PostgreSQL fail). */
+export const MAX_MESSAGE_ID = 2_147_483_647;
 
 function invalid(pointer: string, message: string): BadRequestError {
   const field = pointer.split('/').pop() ?? pointer;
@@ -13,10 +15,16 @@ function invalid(pointer: string, message: string): BadRequestError {
 
 const codePoints = (text: string) => [...text].length;
 
+/** PostgreSQL text cannot hold U+0000; refusing it on both dialects keeps them alike (400, not a 500). */
+function refuseNul(text: string, pointer: string): void {
+  if (text.includes('\u0000')) throw invalid(pointer, 'must not contain NUL characters');
+}
+
 /** The subject as stored: trimmed, then 1..72 Unicode code points. */
 export function checkSubject(raw: string, pointer: string): string {
   const subject = raw.trim();
   if (subject === '') throw invalid(pointer, 'must not be empty');
+  refuseNul(subject, pointer);
   if (codePoints(subject) > MAX_SUBJECT_CODE_POINTS) {
     throw invalid(pointer, `must be at most ${MAX_SUBJECT_CODE_POINTS} characters`);
   }
@@ -33,6 +41,7 @@ export function checkBody(raw: string, pointer: string): string {
   if (Buffer.byteLength(raw, 'utf8') > MAX_BODY_BYTES) {
     throw invalid(pointer, `must be at most ${MAX_BODY_BYTES} bytes of UTF-8`);
   }
+  refuseNul(raw, pointer);
   return raw;
 }
 
@@ -46,5 +55,6 @@ export function checkUserName(raw: string | undefined, pointer: string, fallback
   if (codePoints(name) > MAX_USER_NAME_CHARS) {
     throw invalid(pointer, `must be at most ${MAX_USER_NAME_CHARS} characters`);
   }
+  refuseNul(name, pointer);
   return name;
 }

@@ -6,13 +6,8 @@ import type { Db } from '../db/database.js';
 import { type Page, type PageRequest, pageFromRows } from '../db/keyset.js';
 import { BadRequestError, ForbiddenError, NotFoundError, UnauthorizedError } from '../errors.js';
 import { type MessageNetwork, parseStoredNetwork } from './message-network.js';
-import { checkBody, checkSubject, checkUserName, DEFAULT_TO_USER_NAME } from './message-rules.js';
-import {
-  type AreaCounters,
-  createMessageStore,
-  type MessageDetailRow,
-  type MessageSummaryRow,
-} from './message-store.js';
+import { checkBody, checkSubject, checkUserName, DEFAULT_TO_USER_NAME, MAX_MESSAGE_ID } from './message-rules.js';
+import { type AreaCounters, createMessageStore, type MessageDetailRow, type MessageSummary } from './message-store.js';
 import { messageUuid } from './message-uuid.js';
 
 export interface ConferenceSummary {
@@ -39,16 +34,7 @@ export interface ConferenceDetail {
   readonly areas: readonly AreaDetail[];
 }
 
-export interface MessageSummary {
-  readonly messageId: number;
-  readonly uuid: string;
-  readonly areaTag: string;
-  readonly replyToMessageId: number | null;
-  readonly toUserName: string;
-  readonly fromUserName: string;
-  readonly subject: string;
-  readonly timestamp: string;
-}
+export type { MessageSummary };
 
 export interface MessageDetail extends MessageSummary {
   readonly body: string;
@@ -68,19 +54,6 @@ const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{
 /** The cursor list id of an area's message list: a cursor from another area's list is refused. */
 export function areaMessageListId(areaTag: string): string {
   return `messages:${areaTag}`;
-}
-
-export function toMessageSummary(row: MessageSummaryRow): MessageSummary {
-  return {
-    messageId: row.id,
-    uuid: row.uuid,
-    areaTag: row.areaTag,
-    replyToMessageId: row.replyToMessageId,
-    toUserName: row.toUserName,
-    fromUserName: row.fromUserName,
-    subject: row.subject,
-    timestamp: row.timestamp,
-  };
 }
 
 const NO_MESSAGES: AreaCounters = { messageCount: 0, lastMessageAt: null };
@@ -163,24 +136,28 @@ export function createMessageService(deps: { db: Db; clock: Clock; areas: BoardA
     async getArea(caller: Caller, areaTag: string): Promise<AreaDetail> {
       const area = access.readableMessageArea(caller, areaTag);
       const [detail] = await areaDetails([area]);
-      if (!detail) throw new NotFoundError(`No message area "${areaTag}".`);
-      return detail;
+      // areaDetails answers one detail per area it is given.
+      return detail as AreaDetail;
     },
 
     /** One page of an area's live messages, oldest first (keyset on messageId). */
     async listAreaMessages(caller: Caller, areaTag: string, request: PageRequest): Promise<Page<MessageSummary>> {
       access.readableMessageArea(caller, areaTag);
       const rows = await store.listAreaMessages(areaTag, request);
-      return pageFromRows(rows, request, (row) => row.id, toMessageSummary);
+      return pageFromRows(
+        rows,
+        request,
+        (row) => row.messageId,
+        (row) => row,
+      );
     },
 
     async getMessage(caller: Caller, uuid: string): Promise<MessageDetail> {
-      const row = await readableMessage(caller, uuid);
+      const { fromUserId: _internal, network, ...message } = await readableMessage(caller, uuid);
       return {
-        ...toMessageSummary(row),
-        body: row.body,
-        network: parseStoredNetwork(row.network),
-        replyCount: await store.countLiveReplies(row.id),
+        ...message,
+        network: parseStoredNetwork(network),
+        replyCount: await store.countLiveReplies(message.messageId),
       };
     },
 
@@ -198,10 +175,14 @@ export function createMessageService(deps: { db: Db; clock: Clock; areas: BoardA
       const toUserName = checkUserName(post.toUserName, '/body/toUserName', DEFAULT_TO_USER_NAME);
       const replyToMessageId = post.replyToMessageId ?? null;
       const { user } = caller;
-      const timestamp = clock.now().toISOString();
-      const uuid = messageUuid(clock.now().getTime());
+      const now = clock.now();
+      const timestamp = now.toISOString();
+      const uuid = messageUuid(now.getTime());
       return store.transaction(async (trx) => {
-        if (replyToMessageId !== null && (await trx.areaOfLiveMessage(replyToMessageId)) !== areaTag) {
+        if (
+          replyToMessageId !== null &&
+          (replyToMessageId > MAX_MESSAGE_ID || (await trx.areaOfLiveMessage(replyToMessageId)) !== areaTag)
+        ) {
           throw new BadRequestError(`replyToMessageId ${replyToMessageId} is not a message in "${areaTag}".`, [
             { pointer: '/body/replyToMessageId', message: 'is not a message in this area' },
           ]);
@@ -224,7 +205,16 @@ export function createMessageService(deps: { db: Db; clock: Clock; areas: BoardA
         if (messageId === undefined) throw new Error('the new message has no id');
         await trx.addToAreaCounters(areaTag, 1, timestamp);
         await trx.incrementPostCount(user.id);
-        return toMessageSummary({ ...row, id: messageId });
+        return {
+          messageId,
+          uuid,
+          areaTag,
+          replyToMessageId,
+          toUserName,
+          fromUserName: user.username,
+          subject,
+          timestamp,
+        };
       });
     },
 
@@ -234,7 +224,7 @@ export function createMessageService(deps: { db: Db; clock: Clock; areas: BoardA
       const isOwner = caller.kind === 'user' && row.fromUserId === caller.user.id;
       if (!isOwner && !isSysop(caller)) throw new ForbiddenError('Only the author or the sysop may delete a message.');
       await store.transaction(async (trx) => {
-        if (!(await trx.markDeleted(row.id, clock.now().toISOString()))) {
+        if (!(await trx.markDeleted(row.messageId, clock.now().toISOString()))) {
           throw new NotFoundError(`No message ${uuid}.`);
         }
         await trx.removeFromAreaCounters(row.areaTag, row.timestamp);

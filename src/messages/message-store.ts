@@ -5,8 +5,9 @@ import type { MessagesTable } from '../db/schema.js';
 
 export type NewMessageRow = Omit<Insertable<MessagesTable>, 'id' | 'deletedAt'>;
 
-export interface MessageSummaryRow {
-  readonly id: number;
+/** A message as lists show it; the columns are selected in exactly this shape (`id` as `messageId`). */
+export interface MessageSummary {
+  readonly messageId: number;
   readonly uuid: string;
   readonly areaTag: string;
   readonly replyToMessageId: number | null;
@@ -16,7 +17,7 @@ export interface MessageSummaryRow {
   readonly timestamp: string;
 }
 
-export interface MessageDetailRow extends MessageSummaryRow {
+export interface MessageDetailRow extends MessageSummary {
   readonly fromUserId: number | null;
   readonly body: string;
   readonly network: string;
@@ -28,7 +29,7 @@ export interface AreaCounters {
 }
 
 const SUMMARY_COLUMNS = [
-  'id',
+  'id as messageId',
   'uuid',
   'areaTag',
   'replyToMessageId',
@@ -64,7 +65,7 @@ export type MessageStore = ReturnType<typeof createMessageStore>;
 function messageQueries(db: Db) {
   return {
     /** Live messages of an area after the page's key, oldest first: a range scan of (area_tag, id). */
-    listAreaMessages(areaTag: string, request: PageRequest): Promise<MessageSummaryRow[]> {
+    listAreaMessages(areaTag: string, request: PageRequest): Promise<MessageSummary[]> {
       let query = db
         .selectFrom('messages')
         .select(SUMMARY_COLUMNS)
@@ -195,15 +196,11 @@ function messageQueries(db: Db) {
      * that needs a scan of the area, so ordinary deletions stay cheap in big areas.
      */
     async removeFromAreaCounters(areaTag: string, deletedTimestamp: string): Promise<void> {
-      await db
+      const counters = await db
         .updateTable('messageAreas')
         .set((eb) => ({ messageCount: eb('messageCount', '-', 1) }))
         .where('areaTag', '=', areaTag)
-        .execute();
-      const counters = await db
-        .selectFrom('messageAreas')
-        .select('lastMessageAt')
-        .where('areaTag', '=', areaTag)
+        .returning('lastMessageAt')
         .executeTakeFirst();
       if (!counters || (counters.lastMessageAt !== null && counters.lastMessageAt > deletedTimestamp)) return;
       const newest = await db

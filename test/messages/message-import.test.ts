@@ -136,6 +136,7 @@ describeEachDialect('message import', (dialect) => {
       good('s', { replyTo: '1' }),
       'replyTo must be the line number of an earlier line',
     ],
+    ['a body with a NUL character', good('s', { body: 'a\u0000b' }), 'body must not contain NUL characters'],
     ['an unknown member', good('s', { colour: 'red' }), 'colour is not a known member'],
     ['an unknown FTN member', good('s', { ftn: { ftnFoo: 'x' } }), 'ftn/ftnFoo is not a known FTN member'],
     ['an FTN list of numbers', good('s', { ftn: { ftnSeenBy: [1] } }), 'ftn/ftnSeenBy must be an array of strings'],

@@ -103,6 +103,14 @@ describeEachDialect('posting, reading and deleting messages', (dialect) => {
         { subject: 's', message: 'm', replyToMessageId: 99_999_999 },
         '/body/replyToMessageId',
       ],
+      [
+        'a replyToMessageId beyond any messageId',
+        { subject: 's', message: 'm', replyToMessageId: 2_147_483_648 },
+        '/body/replyToMessageId',
+      ],
+      ['a subject with a NUL character', { subject: 'a\u0000b', message: 'm' }, '/body/subject'],
+      ['a message with a NUL character', { subject: 's', message: 'a\u0000b' }, '/body/message'],
+      ['a toUserName with a NUL character', { subject: 's', message: 'm', toUserName: 'a\u0000' }, '/body/toUserName'],
       ['a replyToMessageId of 0', { subject: 's', message: 'm', replyToMessageId: 0 }, '/body/replyToMessageId'],
       [
         'a replyToMessageId that is not a number',

@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Board } from '../../board.js';
-import { type AreaDetail, areaMessageListId, type MessageSummary } from '../../messages/message-service.js';
+import { areaMessageListId, type MessageSummary } from '../../messages/message-service.js';
 import { presentText } from '../../text/strip-ansi.js';
 import { API_PREFIX } from '../api-prefix.js';
 import {
@@ -101,8 +101,12 @@ const UuidParams = Type.Object({ uuid: Type.String({ format: 'uuid' }) });
 const TAGS = ['messages'];
 const READ = { access: 'public' } as const;
 
-function presentArea(area: AreaDetail, strip: boolean): AreaDetail {
-  return { ...area, desc: presentText(area.desc, strip) };
+/**
+ * `?stripAnsi` is a presentation choice of the HTTP API, so it is applied here, after the one
+ * service call; the service returns text exactly as stored (the CLI and seed need no option).
+ */
+function presentDesc<T extends { readonly desc: string }>(described: T, strip: boolean): T {
+  return { ...described, desc: presentText(described.desc, strip) };
 }
 
 function presentSummary<T extends MessageSummary>(message: T, strip: boolean): T {
@@ -133,7 +137,7 @@ export function registerMessageRoutes(fastify: FastifyInstance, board: Board): v
     (request) => {
       const strip = shouldStripAnsi(request.query);
       const conferences = messages.listConferences(request.caller);
-      return wholeListReply(conferences.map((conf) => ({ ...conf, desc: presentText(conf.desc, strip) })));
+      return wholeListReply(conferences.map((conference) => presentDesc(conference, strip)));
     },
   );
 
@@ -152,11 +156,7 @@ export function registerMessageRoutes(fastify: FastifyInstance, board: Board): v
     async (request) => {
       const strip = shouldStripAnsi(request.query);
       const conference = await messages.getConference(request.caller, request.params.confTag);
-      return {
-        ...conference,
-        desc: presentText(conference.desc, strip),
-        areas: conference.areas.map((area) => presentArea(area, strip)),
-      };
+      return { ...presentDesc(conference, strip), areas: conference.areas.map((area) => presentDesc(area, strip)) };
     },
   );
 
@@ -173,7 +173,7 @@ export function registerMessageRoutes(fastify: FastifyInstance, board: Board): v
       },
     },
     async (request) =>
-      presentArea(await messages.getArea(request.caller, request.params.areaTag), shouldStripAnsi(request.query)),
+      presentDesc(await messages.getArea(request.caller, request.params.areaTag), shouldStripAnsi(request.query)),
   );
 
   app.get(
