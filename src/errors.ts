@@ -77,6 +77,17 @@ export class UnsupportedMediaTypeError extends BaudError {
   readonly status = 415;
 }
 
+export class RangeNotSatisfiableError extends BaudError {
+  override readonly name = 'RangeNotSatisfiableError';
+  readonly status = 416;
+  override readonly headers: Readonly<Record<string, string>>;
+  /** `sizeBytes`: the whole representation's length, sent as `Content-Range: bytes *\/size` (RFC 9110 §15.5.17). */
+  constructor(detail: string, sizeBytes: number) {
+    super(detail);
+    this.headers = { 'content-range': `bytes */${sizeBytes}` };
+  }
+}
+
 export class TooManyRequestsError extends BaudError {
   override readonly name = 'TooManyRequestsError';
   readonly status = 429;

@@ -199,8 +199,9 @@ const SUB = 0x1a;
 /**
  * Turns the bytes of a DIZ/NFO-style file into text: UTF-8 when the bytes are valid
  * UTF-8 (a leading BOM is dropped), else CP437. Everything from the first SUB (0x1A, the
- * DOS end-of-file mark, after which SAUCE metadata follows) is dropped, CRLF becomes LF
- * and trailing NULs and whitespace are removed.
+ * DOS end-of-file mark, after which SAUCE metadata follows) is dropped, CRLF becomes LF,
+ * NULs are removed (padding in old DIZ files; PostgreSQL text cannot hold them) and so is
+ * trailing whitespace.
  *
  * `isTruncated` says the bytes are a prefix of a longer file, so a UTF-8 sequence cut at
  * the end is dropped rather than taken as proof the text is not UTF-8.
@@ -216,15 +217,5 @@ export function decodeDescriptionText(bytes: Uint8Array, isTruncated = false): s
   } catch {
     text = decodeCp437(content);
   }
-  return trimTrailing(text.replace(/\r\n/g, '\n'));
-}
-
-function trimTrailing(text: string): string {
-  let end = text.length;
-  while (end > 0) {
-    const char = text.charAt(end - 1);
-    if (char !== '\u0000' && char.trim() !== '') break;
-    end -= 1;
-  }
-  return text.slice(0, end);
+  return text.replace(/\r\n/g, '\n').replaceAll('\u0000', '').trimEnd();
 }

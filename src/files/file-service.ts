@@ -41,6 +41,18 @@ export interface WarnLogger {
 
 const UPLOAD_FIELDS: ReadonlySet<string> = new Set(['desc', 'hashTags']);
 
+/** The cursor list id of an area's file list: a cursor from another area's list is refused. */
+export function areaFileListId(areaTag: string): string {
+  return `files:${areaTag}`;
+}
+
+/** Where uploads to `area` go: its first storage tag (config guarantees there is one). */
+function storageTagOf(area: FileAreaDef): string {
+  const storageTag = area.storageTags[0];
+  if (storageTag === undefined) throw new Error(`file area "${area.areaTag}" has no storage tag`);
+  return storageTag;
+}
+
 function stripRecord(record: StoredFile, shouldStrip: boolean): FileRecord {
   return {
     fileId: record.fileId,
@@ -103,8 +115,7 @@ export function createFileService(deps: {
       areaTag: area.areaTag,
       name: area.name,
       desc: presentText(area.desc, shouldStrip),
-      // Config guarantees at least one storage tag per area.
-      storageTag: area.storageTags[0] ?? '',
+      storageTag: storageTagOf(area),
       fileCount: counts.get(area.areaTag) ?? 0,
     };
   }
@@ -116,12 +127,6 @@ export function createFileService(deps: {
     if (check === 'read') access.readableFileArea(caller, file.areaTag);
     else access.downloadableFileArea(caller, file.areaTag);
     return file;
-  }
-
-  function storageTagOf(area: FileAreaDef): string {
-    const storageTag = area.storageTags[0];
-    if (storageTag === undefined) throw new Error(`file area "${area.areaTag}" has no storage tag`);
-    return storageTag;
   }
 
   return {
@@ -183,6 +188,12 @@ export function createFileService(deps: {
             if (part.isTruncated) {
               throw new BadRequestError(`The form field "${part.fieldName}" is too long.`, [
                 { pointer: `/body/${part.fieldName}`, message: 'is too long' },
+              ]);
+            }
+            // As for messages: NUL is never text, and PostgreSQL cannot store it.
+            if (part.value.includes('\u0000')) {
+              throw new BadRequestError(`The form field "${part.fieldName}" contains a NUL character.`, [
+                { pointer: `/body/${part.fieldName}`, message: 'must not contain NUL characters' },
               ]);
             }
             fields.set(part.fieldName, part.value);

@@ -54,6 +54,12 @@ export interface FileStorage {
   pathOf(storageTag: string, fileId: number): string;
 }
 
+/**
+ * Uploads in progress live in this subdirectory of each storage directory: the same file
+ * system (so the final rename is atomic), and the start-up sweep reads only it, never the
+ * directory holding every stored file.
+ */
+export const INCOMING_DIRECTORY = '.incoming';
 const TEMP_PREFIX = '.upload-';
 const TEMP_SUFFIX = '.part';
 
@@ -107,6 +113,7 @@ export function createFileStorage(
     if (directory === undefined) throw new Error(`unknown storage tag "${storageTag}"`);
     return directory;
   };
+  const incomingOf = (storageTag: string): string => path.join(directoryOf(storageTag), INCOMING_DIRECTORY);
   const pathOf = (storageTag: string, fileId: number): string => {
     if (!Number.isSafeInteger(fileId) || fileId < 1) throw new Error(`invalid fileId ${fileId}`);
     return path.join(directoryOf(storageTag), String(fileId));
@@ -116,14 +123,17 @@ export function createFileStorage(
     pathOf,
 
     async ensureDirectories() {
-      for (const directory of Object.values(directories)) await mkdir(directory, { recursive: true });
+      for (const directory of Object.values(directories)) {
+        await mkdir(path.join(directory, INCOMING_DIRECTORY), { recursive: true });
+      }
     },
 
     async removeLeftoverTemps() {
       const oldest = options.clock.now().getTime() - options.tempGraceMs;
       let removed = 0;
-      for (const directory of Object.values(directories)) {
-        for (const name of await readdir(directory)) {
+      for (const storageTag of Object.keys(directories)) {
+        const directory = incomingOf(storageTag);
+        for (const name of await readdir(directory).catch(() => [])) {
           if (!isTempName(name)) continue;
           const tempPath = path.join(directory, name);
           const info = await stat(tempPath).catch(() => null);
@@ -136,7 +146,9 @@ export function createFileStorage(
     },
 
     async receive(storageTag, source, maxBytes) {
-      const tempPath = path.join(directoryOf(storageTag), `${TEMP_PREFIX}${randomUUID()}${TEMP_SUFFIX}`);
+      // No await before the pipeline: `source` may already be flowing (or failing) and needs
+      // its consumer attached at once. The incoming directory exists since start-up.
+      const tempPath = path.join(incomingOf(storageTag), `${TEMP_PREFIX}${randomUUID()}${TEMP_SUFFIX}`);
       const limiter = new HashingLimiter(maxBytes);
       try {
         // 'wx': never follow or overwrite anything already there.

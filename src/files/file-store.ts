@@ -109,6 +109,25 @@ function parseHashTags(json: string): string[] {
   }
 }
 
+/** Adds one transfer of `byteSize` bytes to a user's upload or download counters (none for operator/anonymous). */
+async function countUserTransfer(
+  trx: Executor,
+  userId: number | null,
+  direction: 'upload' | 'download',
+  byteSize: number,
+): Promise<void> {
+  if (userId === null) return;
+  await trx
+    .updateTable('users')
+    .set((eb) =>
+      direction === 'upload'
+        ? { uploadCount: eb('uploadCount', '+', 1), uploadBytes: eb('uploadBytes', '+', byteSize) }
+        : { downloadCount: eb('downloadCount', '+', 1), downloadBytes: eb('downloadBytes', '+', byteSize) },
+    )
+    .where('id', '=', userId)
+    .execute();
+}
+
 /** The queries of the file base. Every write that touches counters is one transaction. */
 export function createFileStore(db: Db) {
   async function findFile(executor: Executor, fileId: number): Promise<StoredFile | null> {
@@ -170,16 +189,7 @@ export function createFileStore(db: Db) {
           })),
         )
         .execute();
-      if (file.uploadByUserId !== null) {
-        await trx
-          .updateTable('users')
-          .set((eb) => ({
-            uploadCount: eb('uploadCount', '+', 1),
-            uploadBytes: eb('uploadBytes', '+', file.byteSize),
-          }))
-          .where('id', '=', file.uploadByUserId)
-          .execute();
-      }
+      await countUserTransfer(trx, file.uploadByUserId, 'upload', file.byteSize);
       // Inside the transaction: if putting the bytes in place fails, the row never appears.
       await afterInsert(id);
       const stored = await findFile(trx, id);
@@ -229,16 +239,7 @@ export function createFileStore(db: Db) {
           .set((eb) => ({ dlCount: eb('dlCount', '+', 1) }))
           .where('id', '=', fileId)
           .execute();
-        if (userId !== null) {
-          await trx
-            .updateTable('users')
-            .set((eb) => ({
-              downloadCount: eb('downloadCount', '+', 1),
-              downloadBytes: eb('downloadBytes', '+', byteSize),
-            }))
-            .where('id', '=', userId)
-            .execute();
-        }
+        await countUserTransfer(trx, userId, 'download', byteSize);
       });
     },
 

@@ -156,6 +156,10 @@ describeEachDialect('file download', (dialect) => {
 
   it('answers 404 for an unknown file and 400 for a non-numeric id', async () => {
     expect((await download({}, 999_999)).statusCode).toBe(404);
+    // Beyond a PostgreSQL integer: refused by the schema instead of failing in the database.
+    expect((await download({}, 2 ** 31)).statusCode).toBe(400);
+    const record = await board.app.inject({ method: 'GET', url: `${API}/files/${2 ** 31}` });
+    expect(record.statusCode).toBe(400);
     const bad = await board.app.inject({ method: 'GET', url: `${API}/files/abc/download` });
     expect(bad.statusCode).toBe(400);
   });

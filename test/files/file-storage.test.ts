@@ -6,12 +6,18 @@ import { Readable } from 'node:stream';
 import { text } from 'node:stream/consumers';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PayloadTooLargeError } from '../../src/errors.js';
-import { createFileStorage, type FileStorage } from '../../src/files/file-storage.js';
+import { createFileStorage, type FileStorage, INCOMING_DIRECTORY } from '../../src/files/file-storage.js';
 import { fakeClock } from '../support/test-board.js';
 
 describe('file storage', () => {
   let root: string;
   let directory: string;
+  /** Stored files and uploads in progress, as one sorted list. */
+  const entries = () =>
+    [
+      ...readdirSync(directory).filter((name) => name !== INCOMING_DIRECTORY),
+      ...readdirSync(path.join(directory, INCOMING_DIRECTORY)),
+    ].sort();
   let storage: FileStorage;
   const clock = fakeClock(new Date());
 
@@ -39,14 +45,14 @@ describe('file storage', () => {
     expect(received.head.equals(content.subarray(0, 265))).toBe(true);
     expect(path.basename(received.tempPath)).toMatch(/^\.upload-[0-9a-f-]{36}\.part$/);
     await storage.commit(received, 42);
-    expect(readdirSync(directory)).toEqual(['42']);
+    expect(entries()).toEqual(['42']);
     expect(readFileSync(path.join(directory, '42')).equals(content)).toBe(true);
   });
 
   it('aborts past maxBytes with PayloadTooLargeError and removes the temp file', async () => {
     const source = Readable.from([randomBytes(600), randomBytes(600)]);
     await expect(storage.receive('main', source, 1000)).rejects.toBeInstanceOf(PayloadTooLargeError);
-    expect(readdirSync(directory)).toEqual([]);
+    expect(entries()).toEqual([]);
   });
 
   it('removes the temp file when the source fails', async () => {
@@ -57,7 +63,7 @@ describe('file storage', () => {
       },
     });
     await expect(storage.receive('main', source, 1000)).rejects.toThrow('client went away');
-    expect(readdirSync(directory)).toEqual([]);
+    expect(entries()).toEqual([]);
   });
 
   it('opens whole files and inclusive ranges, and null for a missing file', async () => {
@@ -70,19 +76,19 @@ describe('file storage', () => {
     expect(await storage.open('main', 8)).toBeNull();
     await storage.remove('main', 7);
     await storage.remove('main', 7);
-    expect(readdirSync(directory)).toEqual([]);
+    expect(entries()).toEqual([]);
   });
 
   it('removes only temp files older than the grace period', async () => {
-    const old = path.join(directory, '.upload-old.part');
-    const young = path.join(directory, '.upload-young.part');
+    const old = path.join(directory, INCOMING_DIRECTORY, '.upload-old.part');
+    const young = path.join(directory, INCOMING_DIRECTORY, '.upload-young.part');
     writeFileSync(old, 'x');
     writeFileSync(young, 'x');
     writeFileSync(path.join(directory, '12'), 'a stored file');
     const longAgo = new Date(clock.now().getTime() - 120_000);
     utimesSync(old, longAgo, longAgo);
     expect(await storage.removeLeftoverTemps()).toBe(1);
-    expect(readdirSync(directory).sort()).toEqual(['.upload-young.part', '12']);
+    expect(entries()).toEqual(['.upload-young.part', '12']);
   });
 
   it('refuses unknown storage tags and invalid file ids', async () => {

@@ -172,6 +172,13 @@ describeEachDialect('file upload', (dialect) => {
       expect(record.desc.length).toBeLessThanOrEqual(64 * 1024);
     });
 
+    it('drops NUL characters inside a DIZ (PostgreSQL text cannot hold them)', async () => {
+      const zip = buildZip([{ name: 'FILE_ID.DIZ', data: Buffer.from('NUL\u0000inside 1996', 'latin1') }]);
+      const response = await upload(board, 'public_files', filePart('nul-diz.zip', zip), user.auth);
+      expect(response.statusCode).toBe(201);
+      expect(response.json()).toMatchObject({ desc: 'NULinside 1996', descLong: 'NULinside 1996' });
+    });
+
     it('survives a corrupt zip: 201 with the fallback description', async () => {
       const zip = buildZip([{ name: 'FILE_ID.DIZ', data: 'never read' }]);
       const corrupt = Buffer.concat([zip.subarray(0, 40), randomBytes(200)]);
@@ -262,6 +269,20 @@ describeEachDialect('file upload', (dialect) => {
     it('answers 400 for an empty file', async () => {
       const response = await upload(board, 'public_files', filePart('empty.txt', ''), user.auth);
       expect(response.statusCode).toBe(400);
+      expectNoTemp();
+    });
+
+    it('answers 400 for a desc with a NUL character and keeps no file', async () => {
+      const response = await upload(
+        board,
+        'public_files',
+        filePart('nul-desc.txt', 'nul desc', [{ name: 'desc', value: 'bad\u0000desc' }]),
+        user.auth,
+      );
+      expect(response.statusCode).toBe(400);
+      expect(response.json()).toMatchObject({
+        errors: [{ pointer: '/body/desc', message: 'must not contain NUL characters' }],
+      });
       expectNoTemp();
     });
 

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { openBoard } from '../../src/board.js';
+import { INCOMING_DIRECTORY } from '../../src/files/file-storage.js';
 import { API, createFileTestBoard, filePart, storageDir, storageEntries, upload } from '../support/file-board.js';
 import { buildMultipart } from '../support/multipart.js';
 import type { TestBoard } from '../support/test-board.js';
@@ -76,7 +77,7 @@ describeEachDialect('file upload limits', (dialect) => {
   });
 
   it('removes temp files older than the grace period at start-up, keeps fresh ones', async () => {
-    const directory = storageDir(board, 'main');
+    const directory = path.join(storageDir(board, 'main'), INCOMING_DIRECTORY);
     const stale = path.join(directory, '.upload-stale.part');
     const fresh = path.join(directory, '.upload-fresh.part');
     writeFileSync(stale, 'left by a crash');

@@ -22,8 +22,8 @@ describe('baud init --demo (what the first npm start does)', () => {
     expect(result.dataDir).toBe(path.join(dir, 'data'));
     expect(existsSync(configPath)).toBe(true);
     expect(existsSync(path.join(dir, 'data', 'baud.db'))).toBe(true);
-    expect(readdirSync(path.join(dir, 'data', 'files', 'public')).length).toBe(2);
-    expect(readdirSync(path.join(dir, 'data', 'files', 'members')).length).toBe(1);
+    expect(readdirSync(path.join(dir, 'data', 'files', 'public')).sort()).toEqual(['.incoming', '1', '2']);
+    expect(readdirSync(path.join(dir, 'data', 'files', 'members')).sort()).toEqual(['.incoming', '3']);
   });
 
   it('returns a sysop and a demo user with distinct random passwords', () => {

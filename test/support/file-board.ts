@@ -1,6 +1,7 @@
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Dialect } from '../../src/db/database.js';
+import { INCOMING_DIRECTORY } from '../../src/files/file-storage.js';
 import { buildMultipart, type FormPart } from './multipart.js';
 import { createTestBoard, deepMerge, type TestBoard, type TestBoardOptions } from './test-board.js';
 
@@ -45,9 +46,11 @@ export function storageDir(board: TestBoard, storageTag: string): string {
   return directory;
 }
 
-/** Every entry in a storage directory (committed files and temp files alike). */
+/** Every file in a storage directory: committed files and uploads in progress alike. */
 export function storageEntries(board: TestBoard, storageTag = 'main'): string[] {
-  return readdirSync(storageDir(board, storageTag)).sort();
+  const directory = storageDir(board, storageTag);
+  const stored = readdirSync(directory).filter((name) => name !== INCOMING_DIRECTORY);
+  return [...stored, ...readdirSync(path.join(directory, INCOMING_DIRECTORY))].sort();
 }
 
 export function storedPath(board: TestBoard, storageTag: string, fileId: number): string {

@@ -4,9 +4,9 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Board } from '../../board.js';
-import { BadRequestError, BaudError, UnsupportedMediaTypeError } from '../../errors.js';
+import { BadRequestError, BaudError, RangeNotSatisfiableError, UnsupportedMediaTypeError } from '../../errors.js';
 import { contentTypeForFileName } from '../../files/file-name.js';
-import type { UploadPart } from '../../files/file-service.js';
+import { areaFileListId, type UploadPart } from '../../files/file-service.js';
 import { API_PREFIX } from '../api-prefix.js';
 import { attachmentDisposition, ifNoneMatchHits, rangeOutcome } from '../download-headers.js';
 import {
@@ -18,7 +18,6 @@ import {
   shouldStripAnsi,
   wholeListReply,
 } from '../pagination.js';
-import { problemFor, sendProblem } from '../problem.js';
 import { ProblemResponses } from '../schemas.js';
 
 const FileArea = Type.Object(
@@ -56,7 +55,9 @@ const FileRecord = Type.Object(
 );
 
 const AreaTagParams = Type.Object({ areaTag: Type.String({ minLength: 1, maxLength: 64 }) });
-const FileIdParams = Type.Object({ fileId: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) });
+// fileId is a PostgreSQL `integer`: a larger id is refused here (400) instead of failing in the query (500).
+const MAX_FILE_ID = 2_147_483_647;
+const FileIdParams = Type.Object({ fileId: Type.Integer({ minimum: 1, maximum: MAX_FILE_ID }) });
 
 // Documentation only: the body is streamed by the handler, never parsed into `request.body`
 // (which fastify validates as null, hence the 'null' member).
@@ -150,8 +151,6 @@ function multipartUpload(request: FastifyRequest) {
   };
 }
 
-/** The pagination helpers return readonly arrays; the TypeBox reply type wants a mutable one. */
-
 function isMultipartFormData(contentType: string | undefined): boolean {
   return contentType?.split(';')[0]?.trim().toLowerCase() === 'multipart/form-data';
 }
@@ -219,7 +218,7 @@ export async function fileRoutes(parent: FastifyInstance, options: { board: Boar
     },
     async (request, reply) => {
       const { areaTag } = request.params;
-      const list = `files:${areaTag}`;
+      const list = areaFileListId(areaTag);
       const page = pageRequestFrom(request.query, list, board.cursors);
       const files = await board.files.listAreaFiles(request.caller, areaTag, page, shouldStripAnsi(request.query));
       return listReply(request, reply, files, { list, limit: page.limit, cursors: board.cursors });
@@ -314,9 +313,7 @@ export async function fileRoutes(parent: FastifyInstance, options: { board: Boar
         file.byteSize,
       );
       if (outcome.kind === 'unsatisfiable') {
-        return sendProblem(reply, problemFor(416, `The range is outside the file's ${file.byteSize} bytes.`), {
-          'content-range': `bytes */${file.byteSize}`,
-        });
+        throw new RangeNotSatisfiableError(`The range is outside the file's ${file.byteSize} bytes.`, file.byteSize);
       }
       const range = outcome.kind === 'partial' ? outcome.range : undefined;
       const stream = await board.files.openContent(file, range, request.log);
