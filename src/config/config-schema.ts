@@ -130,6 +130,16 @@ export const ConfigSchema = Type.Object(
             keepAliveTimeoutSeconds: Type.Integer({ default: 10, minimum: 1 }),
             shutdownTimeoutSeconds: Type.Integer({ default: 30, minimum: 1 }),
             bodyLimitBytes: Type.Integer({ default: 1024 * 1024, minimum: 1024, maximum: 16 * 1024 * 1024 }),
+            bodyTimeoutSeconds: Type.Integer({
+              default: 10,
+              minimum: 1,
+              description: 'Time a client has to send a whole JSON body once its headers arrived (uploads excluded)',
+            }),
+            uploadIdleTimeoutSeconds: Type.Integer({
+              default: 60,
+              minimum: 1,
+              description: 'An upload that sends no byte for this long is cut off',
+            }),
             restApi: Type.Object(
               {
                 enabled: Type.Boolean({ default: true }),
@@ -137,6 +147,18 @@ export const ConfigSchema = Type.Object(
                 jwtSecret: Type.Optional(Type.String({ minLength: 32 })),
                 secureCookies: Type.Boolean({ default: false }),
                 refreshFamilyMaxAgeDays: Type.Integer({ default: 90, minimum: 1 }),
+                refreshGraceSeconds: Type.Integer({
+                  default: 10,
+                  minimum: 0,
+                  maximum: 60,
+                  description: 'A just-rotated refresh token still answers with the same new pair this long',
+                }),
+                maxSessionsPerUser: Type.Integer({
+                  default: 10,
+                  minimum: 1,
+                  maximum: 1000,
+                  description: 'Live login sessions per user; a new login ends the oldest beyond this',
+                }),
                 loginThrottle: Type.Object(
                   {
                     maxFailures: Type.Integer({ default: 10, minimum: 1 }),
