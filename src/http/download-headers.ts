@@ -7,12 +7,15 @@ export type RangeOutcome =
   | { readonly kind: 'unsatisfiable' };
 
 const FULL: RangeOutcome = { kind: 'full' };
+const UNSATISFIABLE: RangeOutcome = { kind: 'unsatisfiable' };
 const SINGLE_BYTE_RANGE = /^bytes=(\d*)-(\d*)$/;
 
 /**
  * Reads a `Range` header for a file of `size` bytes. Only single byte ranges are served as
  * 206; a multi-range request gets the full 200 (allowed by RFC 9110 and far simpler than
- * multipart/byteranges), and a syntactically invalid header is ignored, as the RFC says.
+ * multipart/byteranges), and a syntactically invalid header (an end before the start
+ * included, RFC 9110 §14.1.1) is ignored, as the RFC says. A valid range that starts at or
+ * past the end, or an empty suffix (`bytes=-0`), is unsatisfiable (416).
  * `If-Range` with anything but the current strong ETag also means "send it all".
  */
 export function rangeOutcome(
@@ -27,17 +30,23 @@ export function rangeOutcome(
   if (!match) return FULL;
   const [, first = '', last = ''] = match;
   if (first === '' && last === '') return FULL;
+  // BigInt: positions of any length compare exactly (a 30-digit start is past the end, not
+  // a float that equals its neighbours); every position served is at most `size`, so safe.
+  const length = BigInt(size);
   if (first === '') {
     // Suffix range: the last N bytes.
-    const length = Number(last);
-    if (length === 0 || size === 0) return { kind: 'unsatisfiable' };
-    return { kind: 'partial', range: { start: Math.max(0, size - length), end: size - 1 } };
+    const suffixLength = BigInt(last);
+    if (suffixLength === 0n || length === 0n) return UNSATISFIABLE;
+    const start = suffixLength >= length ? 0n : length - suffixLength;
+    return { kind: 'partial', range: { start: Number(start), end: size - 1 } };
   }
-  const start = Number(first);
-  const end = last === '' ? size - 1 : Number(last);
-  if (end < start) return FULL;
-  if (start >= size) return { kind: 'unsatisfiable' };
-  return { kind: 'partial', range: { start, end: Math.min(end, size - 1) } };
+  const start = BigInt(first);
+  // Checked before the end defaults to the last byte: `bytes=999999999-` is a valid range
+  // past the end (416), not an end before its start (ignored).
+  if (last !== '' && BigInt(last) < start) return FULL;
+  if (start >= length) return UNSATISFIABLE;
+  const end = last === '' || BigInt(last) >= length ? size - 1 : Number(last);
+  return { kind: 'partial', range: { start: Number(start), end } };
 }
 
 /** Whether `If-None-Match` names `etag` (weak comparison, as RFC 9110 §13.1.2 requires) or is `*`. */

@@ -73,15 +73,60 @@ describeEachDialect('file download', (dialect) => {
       expect(response.json()).toMatchObject({ status: 416, title: 'Range Not Satisfiable' });
     });
 
+    it.each([
+      ['a start past the end with no end', 'bytes=999999999-'],
+      ['a start exactly at the end', 'bytes=36-'],
+      ['an empty suffix', 'bytes=-0'],
+      ['a 30-digit start', `bytes=${'9'.repeat(30)}-`],
+      ['a 30-digit start and end', `bytes=${'9'.repeat(30)}-${'9'.repeat(31)}`],
+    ])('answers 416 for %s (%s)', async (_name, range) => {
+      const response = await download({ range });
+      expect(response.statusCode).toBe(416);
+      expect(response.headers['content-range']).toBe('bytes */36');
+      expect(response.headers['content-type']).toBe('application/problem+json; charset=utf-8');
+      expect(response.json()).toEqual({
+        type: `${API}/errors/416`,
+        title: 'Range Not Satisfiable',
+        status: 416,
+        detail: "The range is outside the file's 36 bytes.",
+      });
+    });
+
+    it('answers 416 for an unsatisfiable range over a real connection too', async () => {
+      const address = await board.app.listen({ port: 0, host: '127.0.0.1' });
+      const response = await fetch(`${address}${API}/files/${fileId}/download`, {
+        headers: { range: 'bytes=999999999-' },
+      });
+      expect(response.status).toBe(416);
+      expect(response.headers.get('content-range')).toBe('bytes */36');
+      expect(((await response.json()) as { status: number }).status).toBe(416);
+    });
+
+    it('serves a 30-digit suffix as the whole file in a 206', async () => {
+      const response = await download({ range: `bytes=-${'9'.repeat(30)}` });
+      expect(response.statusCode).toBe(206);
+      expect(response.headers['content-range']).toBe('bytes 0-35/36');
+      expect(response.rawPayload.equals(CONTENT)).toBe(true);
+    });
+
+    it.each([
+      ['an end before the start', 'bytes=5-2'],
+      ['an end before a start past the end', 'bytes=999999999-40'],
+      ['30-digit ends, the last one smaller', `bytes=1${'0'.repeat(28)}1-1${'0'.repeat(29)}`],
+      ['a range without numbers', 'bytes=-'],
+      ['a negative start', 'bytes=--5'],
+      ['another unit', 'lines=1-2'],
+    ])('ignores a syntactically invalid Range: %s (%s)', async (_name, range) => {
+      const response = await download({ range });
+      expect(response.statusCode).toBe(200);
+      expect(response.headers['content-range']).toBeUndefined();
+      expect(response.rawPayload.equals(CONTENT)).toBe(true);
+    });
+
     it('serves the full file for a multi-range request', async () => {
       const response = await download({ range: 'bytes=0-1,5-6' });
       expect(response.statusCode).toBe(200);
       expect(response.rawPayload.equals(CONTENT)).toBe(true);
-    });
-
-    it('ignores a malformed Range header', async () => {
-      const response = await download({ range: 'lines=1-2' });
-      expect(response.statusCode).toBe(200);
     });
 
     it('ignores Range when If-Range names another ETag', async () => {
