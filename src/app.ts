@@ -11,8 +11,11 @@ import type { Config } from './config/load-config.js';
 import { API_PREFIX } from './http/api-prefix.js';
 import { installAuthHook } from './http/auth-hook.js';
 import { installCors } from './http/cors.js';
+import { installJsonBody } from './http/json-body.js';
 import { installNulGuard } from './http/nul-guard.js';
-import { installProblemHandlers } from './http/problem.js';
+import { installProblemHandlers, sendFrameworkProblem, writeClientErrorProblem } from './http/problem.js';
+import { compileRequestValidator } from './http/request-validation.js';
+import { installResponseHeaders, refuseWhileClosing } from './http/response-headers.js';
 import { registerAuthRoutes } from './http/routes/auth-routes.js';
 import { fileRoutes } from './http/routes/file-routes.js';
 import { registerMessageRoutes } from './http/routes/message-routes.js';
@@ -57,18 +60,18 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
     requestTimeout: web.requestTimeoutSeconds * 1000,
     keepAliveTimeout: web.keepAliveTimeoutSeconds * 1000,
     connectionTimeout: web.requestTimeoutSeconds * 1000,
-    return503OnClosing: true,
-    ajv: {
-      // Unknown body fields are errors (PUT /users/me), not silently dropped; every problem is reported.
-      customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: true },
-    },
+    // Fastify's own 503 while closing is not problem+json; refuseWhileClosing answers instead.
+    return503OnClosing: false,
+    frameworkErrors: sendFrameworkProblem,
+    clientErrorHandler: writeClientErrorProblem,
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.server.headersTimeout = web.headersTimeoutSeconds * 1000;
+  app.setValidatorCompiler(compileRequestValidator);
 
   if (!options.board) app.addHook('onClose', () => board.close());
-  app.addHook('onSend', async (request, reply) => {
-    reply.header('x-request-id', request.id);
-  });
+  installResponseHeaders(app);
+  refuseWhileClosing(app);
+  installJsonBody(app, { bodyTimeoutSeconds: web.bodyTimeoutSeconds });
 
   // A second router that only knows which methods exist per path, to tell 405 from 404.
   const methodsByPath = FindMyWay({ ignoreTrailingSlash: false });

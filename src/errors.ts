@@ -62,6 +62,13 @@ export class MethodNotAllowedError extends BaudError {
   }
 }
 
+export class RequestTimeoutError extends BaudError {
+  override readonly name = 'RequestTimeoutError';
+  readonly status = 408;
+  // The rest of the body may still be on its way: closing is the only way not to read it.
+  override readonly headers: Readonly<Record<string, string>> = { connection: 'close' };
+}
+
 export class ConflictError extends BaudError {
   override readonly name = 'ConflictError';
   readonly status = 409;
@@ -85,6 +92,16 @@ export class RangeNotSatisfiableError extends BaudError {
   constructor(detail: string, sizeBytes: number) {
     super(detail);
     this.headers = { 'content-range': `bytes */${sizeBytes}` };
+  }
+}
+
+export class ServiceUnavailableError extends BaudError {
+  override readonly name = 'ServiceUnavailableError';
+  readonly status = 503;
+  override readonly headers: Readonly<Record<string, string>>;
+  constructor(detail: string, retryAfterSeconds: number) {
+    super(detail);
+    this.headers = { 'retry-after': String(retryAfterSeconds), connection: 'close' };
   }
 }
 

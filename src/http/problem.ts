@@ -1,4 +1,5 @@
 import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   BadRequestError,
@@ -22,6 +23,17 @@ export interface Problem {
 }
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
+
+/** Headers every response carries, whichever layer writes it. */
+export const BASELINE_HEADERS: Readonly<Record<string, string>> = { 'x-content-type-options': 'nosniff' };
+
+// A path echoed into a detail is cut here: a 10,000-character path need not come back whole.
+const MAX_ECHOED_PATH = 200;
+
+function echoedPath(url: string): string {
+  const path = url.split('?')[0] ?? url;
+  return path.length > MAX_ECHOED_PATH ? `${path.slice(0, MAX_ECHOED_PATH)}…` : path;
+}
 
 export function problemFor(status: number, detail: string): Problem {
   return { type: `${API_PREFIX}/errors/${status}`, title: STATUS_CODES[status] ?? 'Error', status, detail };
@@ -110,10 +122,53 @@ export function installProblemHandlers(app: FastifyInstance, allowedMethods: (ur
 
   app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
     const allowed = allowedMethods(request.url);
-    const error =
-      allowed.length > 0
-        ? new MethodNotAllowedError(request.method, allowed)
-        : new NotFoundError(`No resource at ${request.url.split('?')[0]}.`);
+    // A route that exists for this very method may still find nothing (the docs' static files).
+    const isMethodWrong = allowed.length > 0 && !allowed.includes(request.method);
+    const error = isMethodWrong
+      ? new MethodNotAllowedError(request.method, allowed)
+      : new NotFoundError(`No resource at ${echoedPath(request.url)}.`);
     return sendProblem(reply, problemFor(error.status, error.detail), error.headers);
   });
+}
+
+/**
+ * Fastify's `frameworkErrors`: errors the router raises before any route or hook runs. A path
+ * parameter longer than the router accepts names no resource that can exist (tags are at most
+ * 64 characters, ids and uuids shorter still), so it is a 404 like any unknown path, not a 414.
+ */
+export function sendFrameworkProblem(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  const problem =
+    error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? problemFor(404, `No resource at ${echoedPath(request.url)}.`)
+      : problemFor(400, 'The URL is not valid: a percent sign must start an escape such as %2F.');
+  return sendProblem(reply, problem, { ...BASELINE_HEADERS, 'x-request-id': request.id });
+}
+
+const CLIENT_ERRORS: Readonly<Record<string, { status: number; detail: string }>> = {
+  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, detail: 'The request did not arrive in time.' },
+  HPE_HEADER_OVERFLOW: { status: 431, detail: 'The request headers are too large.' },
+};
+
+/**
+ * Fastify's `clientErrorHandler`: Node's HTTP parser refused the bytes before there was a
+ * request (malformed request line, headers too large, headers too slow). The answer is written
+ * to the socket by hand, as problem+json like every other answer, and the connection closed.
+ */
+export function writeClientErrorProblem(error: NodeJS.ErrnoException, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const known = CLIENT_ERRORS[error.code ?? ''] ?? { status: 400, detail: 'The request is not valid HTTP.' };
+  const body = JSON.stringify(problemFor(known.status, known.detail));
+  if (socket.writable) {
+    const headers = {
+      'content-type': `${PROBLEM_CONTENT_TYPE}; charset=utf-8`,
+      'content-length': String(Buffer.byteLength(body)),
+      ...BASELINE_HEADERS,
+      connection: 'close',
+    };
+    const head = Object.entries(headers)
+      .map(([name, value]) => `${name}: ${value}`)
+      .join('\r\n');
+    socket.write(`HTTP/1.1 ${known.status} ${STATUS_CODES[known.status]}\r\n${head}\r\n\r\n${body}`);
+  }
+  socket.destroy();
 }

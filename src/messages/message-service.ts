@@ -89,7 +89,9 @@ export function createMessageService(deps: { db: Db; clock: Clock; areas: BoardA
       throw new BadRequestError('uuid must be a UUID', [{ pointer: '/path/uuid', message: 'must be a UUID' }]);
     }
     const row = await store.findLiveMessage(key);
-    if (!row) throw new NotFoundError(`No message ${uuid}.`);
+    // A message of a hidden or unconfigured area (private mail) must look exactly like an
+    // unknown uuid: naming its area would confirm that the message exists.
+    if (!row || !areas.messageAreas.has(row.areaTag)) throw new NotFoundError(`No message ${uuid}.`);
     access.readableMessageArea(caller, row.areaTag);
     return row;
   }
