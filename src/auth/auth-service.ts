@@ -51,18 +51,20 @@ export function createAuthService(deps: {
 
   return {
     async login(input: LoginInput): Promise<SessionTokens> {
-      const attempt = { usernameKey: usernameKey(input.username), clientAddress: input.clientAddress };
-      await loginThrottle.assertAllowed(attempt);
+      const reservation = await loginThrottle.reserve({
+        usernameKey: usernameKey(input.username),
+        clientAddress: input.clientAddress,
+      });
       const user = await db
         .selectFrom('users')
         .select(['id', 'passwordHash', 'disabledAt'])
-        .where('usernameKey', '=', attempt.usernameKey)
+        .where('usernameKey', '=', reservation.attempt.usernameKey)
         .executeTakeFirst();
       const passwordMatches = user
         ? await verifyPassword(user.passwordHash, input.password)
         : await verifyAgainstDummy(input.password);
       if (!user || !passwordMatches || user.disabledAt !== null) {
-        await loginThrottle.recordFailure(attempt);
+        // The slots the attempt reserved stay taken: they are the failure's record.
         throw new UnauthorizedError('The username or password is incorrect.');
       }
       const nowIso = clock.now().toISOString();
@@ -78,9 +80,9 @@ export function createAuthService(deps: {
           .set((eb) => ({ loginCount: eb('loginCount', '+', 1), lastLoginAt: nowIso }))
           .where('id', '=', user.id)
           .execute();
+        await loginThrottle.recordSuccess(trx, reservation);
         return issued;
       });
-      await loginThrottle.forgiveAccount(attempt);
       await pruneNowAndThen();
       const token = await accessTokens.issue({ userId: user.id, sessionId: session.familyId });
       return { token, refreshToken: session.refreshToken };

@@ -13,7 +13,7 @@ export interface Tables {
   refreshFamilies: RefreshFamiliesTable;
   refreshTokens: RefreshTokensTable;
   apiKeys: ApiKeysTable;
-  loginFailures: LoginFailuresTable;
+  loginAttempts: LoginAttemptsTable;
   calls: CallsTable;
   messageAreas: MessageAreasTable;
   messages: MessagesTable;
@@ -101,11 +101,13 @@ export interface ApiKeysTable {
   revokedAt: Timestamp | null;
 }
 
-export interface LoginFailuresTable {
-  id: Generated<number>;
+/** The login throttle's current window per subject (see `src/auth/login-throttle.ts`). */
+export interface LoginAttemptsTable {
   /** `user:<usernameKey>` or `ip:<address>`. */
   subject: string;
-  failedAt: Timestamp;
+  windowStartedAt: Timestamp;
+  /** Attempts let through in this window: failures, plus those still being checked. */
+  attemptCount: number;
 }
 
 /** One row per interactive login: the last-callers list and call statistics. */

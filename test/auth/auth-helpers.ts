@@ -55,3 +55,19 @@ export function getMe(board: TestBoard, headers: Record<string, string>) {
 export function bearer(token: string | undefined): Record<string, string> {
   return { authorization: `Bearer ${token ?? ''}` };
 }
+
+/**
+ * Starts `board`'s app on a free port of 127.0.0.1 and returns the API base URL; the board's
+ * `close` stops it. For tests that need truly parallel requests over many connections.
+ */
+export async function listenOnFreePort(board: TestBoard): Promise<string> {
+  const address = await board.app.listen({ port: 0, host: '127.0.0.1' });
+  return `${address}${API}`;
+}
+
+/** How many responses got each status, e.g. `{ 401: 10, 429: 290 }`. */
+export function tallyStatuses(statuses: readonly number[]): Record<number, number> {
+  const tally: Record<number, number> = {};
+  for (const status of statuses) tally[status] = (tally[status] ?? 0) + 1;
+  return tally;
+}

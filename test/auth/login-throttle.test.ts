@@ -10,7 +10,7 @@ describeEachDialect('login throttling', (dialect) => {
       clock,
       config: { contentServers: { web: { restApi: { loginThrottle: { maxFailures: 3, windowSeconds: 600 } } } } },
     });
-    for (const username of ['alice', 'bob', 'carol', 'dave']) {
+    for (const username of ['alice', 'bob', 'carol', 'dave', 'erin', 'gina']) {
       await board.board.users.createUser({ username, password: PASSWORD });
     }
   });
@@ -73,5 +73,42 @@ describeEachDialect('login throttling', (dialect) => {
       await login(board, 'carol', 'wrong password', { remoteAddress: `203.0.113.${10 + attempt}` });
     }
     expect((await login(board, 'carol', PASSWORD, { remoteAddress: '203.0.113.51' })).response.statusCode).toBe(200);
+  });
+
+  it("gives an address back the slot of each successful login, but never forgives the address's failures", async () => {
+    const address = '192.0.2.30';
+    for (const username of ['bob', 'nobody']) {
+      expect((await login(board, username, 'wrong password', { remoteAddress: address })).response.statusCode).toBe(
+        401,
+      );
+    }
+    // Two failures of three: each success takes the last slot and gives it back.
+    for (let round = 0; round < 4; round += 1) {
+      expect((await login(board, 'erin', PASSWORD, { remoteAddress: address })).response.statusCode).toBe(200);
+    }
+    expect((await login(board, 'carol', 'wrong password', { remoteAddress: address })).response.statusCode).toBe(401);
+    expect((await login(board, 'erin', PASSWORD, { remoteAddress: address })).response.statusCode).toBe(429);
+  });
+
+  it("does not use up an account's slots with attempts its address refuses", async () => {
+    const address = '192.0.2.40';
+    for (const username of ['nobody1', 'nobody2', 'nobody3']) {
+      await login(board, username, 'wrong password', { remoteAddress: address });
+    }
+    for (let round = 0; round < 5; round += 1) {
+      expect((await login(board, 'gina', 'wrong password', { remoteAddress: address })).response.statusCode).toBe(429);
+    }
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      const { response } = await login(board, 'gina', 'wrong password', { remoteAddress: `192.0.2.${41 + attempt}` });
+      expect(response.statusCode).toBe(401);
+    }
+    expect((await login(board, 'gina', PASSWORD, { remoteAddress: '192.0.2.49' })).response.statusCode).toBe(429);
+  });
+
+  it('prunes windows that are over', async () => {
+    clock.advance(11 * 60_000);
+    expect((await login(board, 'dave', PASSWORD, { remoteAddress: '192.0.2.50' })).response.statusCode).toBe(200);
+    const rows = await board.board.db.selectFrom('loginAttempts').select(['subject', 'attemptCount']).execute();
+    expect(rows).toEqual([{ subject: 'ip:192.0.2.50', attemptCount: 0 }]);
   });
 });

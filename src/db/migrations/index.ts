@@ -1,6 +1,7 @@
 import type { Migration } from 'kysely';
 import type { Dialect } from '../database.js';
 import { initialMigration } from './0001-initial.js';
+import { loginAttemptsMigration } from './0002-login-attempts.js';
 
 /**
  * Every migration, in order. Names are zero-padded so they sort; never rename or edit a
@@ -9,5 +10,6 @@ import { initialMigration } from './0001-initial.js';
 export function boardMigrations(dialect: Dialect): Record<string, Migration> {
   return {
     '0001-initial': initialMigration(dialect),
+    '0002-login-attempts': loginAttemptsMigration,
   };
 }
