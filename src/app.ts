@@ -60,6 +60,9 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
     requestTimeout: web.requestTimeoutSeconds * 1000,
     keepAliveTimeout: web.keepAliveTimeoutSeconds * 1000,
     connectionTimeout: web.requestTimeoutSeconds * 1000,
+    // Node checks the headers and request timeouts of open connections every 30 s by default,
+    // so a 2 s headers timeout could hold a slow client for 32 s; check every second.
+    http: { connectionsCheckingInterval: 1000 },
     // Fastify's own 503 while closing is not problem+json; refuseWhileClosing answers instead.
     return503OnClosing: false,
     frameworkErrors: sendFrameworkProblem,
