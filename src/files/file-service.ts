@@ -53,7 +53,8 @@ function storageTagOf(area: FileAreaDef): string {
   return storageTag;
 }
 
-function stripRecord(record: StoredFile, shouldStrip: boolean): FileRecord {
+/** A stored file as the API shows it: no storage tag, descriptions ANSI-stripped when `shouldStrip`. */
+function presentRecord(record: StoredFile, shouldStrip: boolean): FileRecord {
   return {
     fileId: record.fileId,
     areaTag: record.areaTag,
@@ -154,11 +155,11 @@ export function createFileService(deps: {
     ): Promise<Page<FileRecord>> {
       access.readableFileArea(caller, areaTag);
       const files = await store.listAreaFiles(areaTag, page);
-      return { items: files.items.map((file) => stripRecord(file, shouldStrip)), nextKey: files.nextKey };
+      return { items: files.items.map((file) => presentRecord(file, shouldStrip)), nextKey: files.nextKey };
     },
 
     async getFile(caller: Caller, fileId: number, shouldStrip: boolean): Promise<FileRecord> {
-      return stripRecord(await visibleFile(caller, fileId, 'read'), shouldStrip);
+      return presentRecord(await visibleFile(caller, fileId, 'read'), shouldStrip);
     },
 
     /** Throws 404/401/403 unless the caller may upload to `areaTag`; call before reading any body. */
@@ -169,9 +170,16 @@ export function createFileService(deps: {
     /**
      * Stores an upload: `file` (required, streamed to disk with SHA-256 and size, cut off at
      * `fileBase.maxUploadBytes` → 413), optional `desc` and `hashTags` fields. Any other part →
-     * 400; same content already in the area → 409. Nothing is left on disk on failure.
+     * 400; same content already in the area → 409. Nothing is left on disk on failure. The
+     * record comes back presented like `getFile` (ANSI stripped when `shouldStrip`); it is
+     * stored unstripped.
      */
-    async upload(caller: Caller, areaTag: string, parts: AsyncIterable<UploadPart>): Promise<FileRecord> {
+    async upload(
+      caller: Caller,
+      areaTag: string,
+      parts: AsyncIterable<UploadPart>,
+      shouldStrip: boolean,
+    ): Promise<FileRecord> {
       const area = access.writableFileArea(caller, areaTag);
       const uploaderId = caller.kind === 'user' ? caller.user.id : null;
       const fields = new Map<string, string>();
@@ -230,7 +238,7 @@ export function createFileService(deps: {
           formHashTags: fields.get('hashTags') ?? null,
           uploadByUserId: uploaderId,
         });
-        return stripRecord(stored, false);
+        return presentRecord(stored, shouldStrip);
       } finally {
         if (received !== null) await storage.discard(received);
       }
@@ -270,7 +278,7 @@ export function createFileService(deps: {
         desc: options.desc ?? null,
         maxBytes: maxUploadBytes,
       });
-      return stripRecord(stored, false);
+      return presentRecord(stored, false);
     },
 
     /** Operator remove (`baud file remove`): the row and counters, then the bytes on disk. */
@@ -278,7 +286,7 @@ export function createFileService(deps: {
       const file = await store.deleteFile(fileId);
       if (!file) throw new NotFoundError(`No file ${fileId}.`);
       await storage.remove(file.storageTag, file.fileId);
-      return stripRecord(file, false);
+      return presentRecord(file, false);
     },
   };
 }

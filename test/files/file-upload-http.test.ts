@@ -142,6 +142,35 @@ describeEachDialect('file upload', (dialect) => {
       expect(download.headers['content-type']).toBe('application/zip');
     });
 
+    it('answers with desc and descLong stripped of ANSI and pipe codes, like GET /files/{fileId}', async () => {
+      const diz = '\u001b[1;31mRED\u001b[0m |14demo|07 1994';
+      const zip = buildZip([{ name: 'FILE_ID.DIZ', data: diz }]);
+      const response = await upload(board, 'public_files', filePart('ansi.zip', zip), user.auth);
+      expect(response.statusCode).toBe(201);
+      expect(response.json()).toMatchObject({ desc: 'RED demo 1994', descLong: 'RED demo 1994' });
+      const record = await board.app.inject({ method: 'GET', url: `${API}/files/${response.json().fileId}` });
+      expect(response.json()).toEqual(record.json());
+    });
+
+    it('answers with the raw DIZ text when ?stripAnsi=false', async () => {
+      const diz = '\u001b[1;32mGREEN\u001b[0m |14raw|07';
+      const zip = buildZip([{ name: 'FILE_ID.DIZ', data: diz }]);
+      const { body, contentType } = buildMultipart(filePart('raw-ansi.zip', zip));
+      const response = await board.app.inject({
+        method: 'POST',
+        url: `${API}/files/areas/public_files?stripAnsi=false`,
+        headers: { 'content-type': contentType, ...user.auth },
+        payload: body,
+      });
+      expect(response.statusCode).toBe(201);
+      expect(response.json()).toMatchObject({ desc: diz, descLong: diz });
+      const record = await board.app.inject({
+        method: 'GET',
+        url: `${API}/files/${response.json().fileId}?stripAnsi=false`,
+      });
+      expect(response.json()).toEqual(record.json());
+    });
+
     it('falls back to the file name without extension when the zip has no DIZ', async () => {
       const zip = buildZip([{ name: 'README.TXT', data: 'read me' }]);
       const response = await upload(board, 'public_files', filePart('nodiz.zip', zip), user.auth);
@@ -360,6 +389,24 @@ describeEachDialect('file upload', (dialect) => {
     it('answers 404 for an unknown area', async () => {
       const response = await upload(board, 'nowhere', filePart('a.txt', 'x'), user.auth);
       expect(response.statusCode).toBe(404);
+    });
+
+    it('answers 400 for a stripAnsi that is not a boolean and keeps no file', async () => {
+      const before = storageEntries(board);
+      const { body, contentType } = buildMultipart(filePart('maybe.txt', 'strip me maybe'));
+      const response = await board.app.inject({
+        method: 'POST',
+        url: `${API}/files/areas/public_files?stripAnsi=maybe`,
+        headers: { 'content-type': contentType, ...user.auth },
+        payload: body,
+      });
+      expect(response.statusCode).toBe(400);
+      const problem = response.json();
+      expect(problem.status).toBe(400);
+      expect(new Set(problem.errors.map((error: { pointer: string }) => error.pointer))).toEqual(
+        new Set(['/query/stripAnsi']),
+      );
+      expect(storageEntries(board)).toEqual(before);
     });
   });
 });

@@ -258,10 +258,11 @@ export async function fileRoutes(parent: FastifyInstance, options: { board: Boar
         description:
           'Fields: `file` (required), `desc`, `hashTags`. Same content already in the area → 409 naming the existing fileId.',
         params: AreaTagParams,
+        querystring: StripAnsiQuery,
         body: { content: { 'multipart/form-data': { schema: UploadBody } } },
         response: {
           201: {
-            description: 'Created; Location names the new file record.',
+            description: 'Created; Location names the new file record, shown as GET /files/{fileId} shows it.',
             headers: { location: { type: 'string' } },
             content: { 'application/json': { schema: FileRecord } },
           },
@@ -272,7 +273,12 @@ export async function fileRoutes(parent: FastifyInstance, options: { board: Boar
     async (request, reply) => {
       const upload = multipartUpload(request);
       try {
-        const record = await board.files.upload(request.caller, request.params.areaTag, upload.parts);
+        const record = await board.files.upload(
+          request.caller,
+          request.params.areaTag,
+          upload.parts,
+          shouldStripAnsi(request.query),
+        );
         reply.code(201).header('location', `${API_PREFIX}/files/${record.fileId}`);
         return record;
       } catch (error) {
