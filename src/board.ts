@@ -37,6 +37,7 @@ async function assembleBoard(config: Config, database: Database, clock: Clock, a
     ? new TextEncoder().encode(configuredSecret)
     : await loadOrCreateSecret(db, 'jwtSecret');
   const cursorSecret = await loadOrCreateSecret(db, 'cursorSecret');
+  const refreshSuccessorSecret = await loadOrCreateSecret(db, 'refreshSuccessorSecret');
   const users = createUserService({ db, config, clock });
   const access = createAreaAccess({ config, areas, clock });
   return {
@@ -45,7 +46,14 @@ async function assembleBoard(config: Config, database: Database, clock: Clock, a
     db,
     clock,
     cursors: createCursorCodec(cursorSecret),
-    ...createIdentityServices({ db, config, clock, users, accessTokens: createAccessTokens(jwtSecret, clock) }),
+    ...createIdentityServices({
+      db,
+      config,
+      clock,
+      users,
+      accessTokens: createAccessTokens(jwtSecret, clock),
+      refreshSuccessorSecret,
+    }),
     users,
     areas,
     access,

@@ -20,9 +20,11 @@ export function createIdentityServices(deps: {
   clock: Clock;
   users: UserService;
   accessTokens: AccessTokens;
+  /** Derives each refresh token's successor (see `createRefreshTokenStore`). */
+  refreshSuccessorSecret: Uint8Array;
 }) {
   const { db, config, clock, users, accessTokens } = deps;
-  const refreshTokens = createRefreshTokenStore({ db, clock, config });
+  const refreshTokens = createRefreshTokenStore({ db, clock, config, successorSecret: deps.refreshSuccessorSecret });
   const loginThrottle = createLoginThrottle({ db, clock, config });
   return {
     accessTokens,

@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import type { Transaction } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/load-config.js';
@@ -33,14 +33,23 @@ const invalidRefreshToken = () => new UnauthorizedError('The refresh token is in
  * logout, at its absolute lifetime (`restApi.refreshFamilyMaxAgeDays`), or when the user is
  * disabled or changes password (`users.credentialsChangedAt` newer than the family). Each
  * refresh rotates the token; presenting an already rotated token revokes the whole family
- * (reuse detection, RFC 9700 §4.14), because only a thief or a replay holds an old token.
+ * (reuse detection, RFC 9700 §4.14), because only a thief or a replay holds an old token —
+ * except within `restApi.refreshGraceSeconds` of its rotation while its successor is still
+ * unused: then it gets that same successor again (RFC 9700 §4.14.2), so a client whose tabs
+ * or retries refresh in parallel is not logged out.
+ *
+ * Only hashes are stored, so a successor is made recomputable instead of stored: it is
+ * HMAC-SHA256(`successorSecret`, predecessor). Without the secret (kept in the database, like
+ * the JWT secret) an old token tells nothing about its successor.
  */
-export function createRefreshTokenStore(deps: { db: Db; clock: Clock; config: Config }) {
-  const { db, clock, config } = deps;
+export function createRefreshTokenStore(deps: { db: Db; clock: Clock; config: Config; successorSecret: Uint8Array }) {
+  const { db, clock, config, successorSecret } = deps;
   const familyMaxAgeMs = config.contentServers.web.restApi.refreshFamilyMaxAgeDays * DAY_MS;
+  const graceMs = config.contentServers.web.restApi.refreshGraceSeconds * 1000;
 
-  async function insertToken(trx: Transaction<Tables>, familyId: string, now: Date): Promise<string> {
-    const refreshToken = randomBytes(32).toString('base64url');
+  const successorOf = (rawToken: string) => createHmac('sha256', successorSecret).update(rawToken).digest('base64url');
+
+  async function insertToken(trx: Transaction<Tables>, familyId: string, now: Date, refreshToken: string) {
     await trx
       .insertInto('refreshTokens')
       .values({
@@ -51,7 +60,40 @@ export function createRefreshTokenStore(deps: { db: Db; clock: Clock; config: Co
         rotatedAt: null,
       })
       .execute();
-    return refreshToken;
+  }
+
+  /** Marks a token rotated unless someone else already has; true when this call did. */
+  async function claimRotation(trx: Transaction<Tables>, tokenId: number, nowIso: string): Promise<boolean> {
+    const claimed = await trx
+      .updateTable('refreshTokens')
+      .set({ rotatedAt: nowIso })
+      .where('id', '=', tokenId)
+      .where('rotatedAt', 'is', null)
+      .executeTakeFirst();
+    return Number(claimed.numUpdatedRows) === 1;
+  }
+
+  async function rotationTimeOf(trx: Transaction<Tables>, tokenId: number): Promise<string | null> {
+    const row = await trx.selectFrom('refreshTokens').select('rotatedAt').where('id', '=', tokenId).executeTakeFirst();
+    return row?.rotatedAt ?? null;
+  }
+
+  /** Whether `rawToken` is a live token of `familyId` that has not been rotated yet. */
+  async function isUnrotatedTokenOf(
+    trx: Transaction<Tables>,
+    familyId: string,
+    rawToken: string,
+    nowIso: string,
+  ): Promise<boolean> {
+    const row = await trx
+      .selectFrom('refreshTokens')
+      .select('id')
+      .where('tokenHash', '=', hashSecretToken(rawToken))
+      .where('familyId', '=', familyId)
+      .where('rotatedAt', 'is', null)
+      .where('expiresAt', '>', nowIso)
+      .executeTakeFirst();
+    return row !== undefined;
   }
 
   async function revokeFamily(trx: Transaction<Tables> | Db, familyId: string, now: Date): Promise<void> {
@@ -82,13 +124,15 @@ export function createRefreshTokenStore(deps: { db: Db; clock: Clock; config: Co
           revokedAt: null,
         })
         .execute();
-      const refreshToken = await insertToken(trx, familyId, now);
+      const refreshToken = randomBytes(32).toString('base64url');
+      await insertToken(trx, familyId, now, refreshToken);
       return { familyId, userId: input.userId, refreshToken };
     },
 
     /**
-     * Exchanges a live refresh token for a new one of the same family. Throws
-     * `UnauthorizedError` for anything else; a rotated token also revokes its family.
+     * Exchanges a live refresh token for its successor in the same family, or answers a
+     * just-rotated one with the same successor (the grace window). Throws `UnauthorizedError`
+     * for anything else; a rotated token outside the grace window also revokes its family.
      */
     async rotate(rawToken: string): Promise<IssuedRefreshToken> {
       if (!REFRESH_TOKEN_PATTERN.test(rawToken)) throw invalidRefreshToken();
@@ -116,29 +160,25 @@ export function createRefreshTokenStore(deps: { db: Db; clock: Clock; config: Co
           .executeTakeFirst();
         if (!row || row.revokedAt !== null) return null;
         const familyIsDead =
-          row.familyExpiresAt <= nowIso ||
-          row.disabledAt !== null ||
-          row.credentialsChangedAt > row.familyCreatedAt ||
-          row.rotatedAt !== null;
+          row.familyExpiresAt <= nowIso || row.disabledAt !== null || row.credentialsChangedAt > row.familyCreatedAt;
         if (familyIsDead) {
           await revokeFamily(trx, row.familyId, now);
           return null;
         }
         if (row.tokenExpiresAt <= nowIso) return null;
-        // Conditional on `rotatedAt is null`: of two concurrent refreshes with one token, one wins
-        // and the other is treated as reuse.
-        const claimed = await trx
-          .updateTable('refreshTokens')
-          .set({ rotatedAt: nowIso })
-          .where('id', '=', row.tokenId)
-          .where('rotatedAt', 'is', null)
-          .executeTakeFirst();
-        if (Number(claimed.numUpdatedRows) !== 1) {
-          await revokeFamily(trx, row.familyId, now);
-          return null;
+        const issued = { familyId: row.familyId, userId: row.userId, refreshToken: successorOf(rawToken) };
+        // Conditional on `rotatedAt is null`: of concurrent refreshes with one token exactly one
+        // rotates it. The others wait for it (PostgreSQL's row lock; SQLite runs one write
+        // transaction at a time), then read when it was rotated and go on as a replay.
+        if (row.rotatedAt === null && (await claimRotation(trx, row.tokenId, nowIso))) {
+          await insertToken(trx, row.familyId, now, issued.refreshToken);
+          return issued;
         }
-        const refreshToken = await insertToken(trx, row.familyId, now);
-        return { familyId: row.familyId, userId: row.userId, refreshToken };
+        const rotatedAt = row.rotatedAt ?? (await rotationTimeOf(trx, row.tokenId));
+        const isWithinGrace = rotatedAt !== null && now.getTime() - Date.parse(rotatedAt) < graceMs;
+        if (isWithinGrace && (await isUnrotatedTokenOf(trx, row.familyId, issued.refreshToken, nowIso))) return issued;
+        await revokeFamily(trx, row.familyId, now);
+        return null;
       });
       if (!outcome) throw invalidRefreshToken();
       return outcome;

@@ -81,7 +81,7 @@ export function registerAuthRoutes(fastify: FastifyInstance, board: Board): void
       schema: {
         tags: ['auth'],
         summary: 'Exchange the refresh cookie for a new access token',
-        description: `Rotates the refresh token: the presented one dies at once, and presenting it again ends the whole session. ${cookieDescription}`,
+        description: `Rotates the refresh token. Presenting the old one again within restApi.refreshGraceSeconds (default 10) of its rotation, while its successor is unused, answers with that same successor (so parallel refreshes agree); any other reuse ends the whole session. ${cookieDescription}`,
         response: { 200: TokenResponse, ...ProblemResponses(401) },
       },
     },
