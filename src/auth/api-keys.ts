@@ -53,3 +53,16 @@ export async function verifyApiKey(
   }
   return { userId: row.userId, scopes: scopesOf(row.scope) };
 }
+
+/**
+ * Revokes every live key of a user, keeping the first revocation time of keys revoked before.
+ * A password change does this in its own transaction (pass the transaction as `db`).
+ */
+export async function revokeUserApiKeys(db: Db, userId: number, revokedAt: string): Promise<void> {
+  await db
+    .updateTable('apiKeys')
+    .set({ revokedAt })
+    .where('userId', '=', userId)
+    .where('revokedAt', 'is', null)
+    .execute();
+}

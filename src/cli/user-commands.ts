@@ -46,7 +46,7 @@ export function registerUserCommands(program: Command): void {
   withCommonOptions(
     user
       .command('passwd <username>')
-      .description("set a user's password (ends their login sessions)")
+      .description("set a user's password (ends their login sessions and revokes their API keys)")
       .option('--password <password>', 'the new password')
       .option('--password-stdin', 'read the new password from standard input'),
   ).action(async (username: string, options: PasswordOptions) => {

@@ -1,3 +1,4 @@
+import { revokeUserApiKeys } from '../auth/api-keys.js';
 import type { CallerUser } from '../auth/caller.js';
 import { hashPassword } from '../auth/passwords.js';
 import type { Clock } from '../clock.js';
@@ -112,16 +113,24 @@ export function createUserService(deps: { db: Db; config: Config; clock: Clock }
       return summarise(await findUserRowById(userId), groups.sort());
     },
 
-    /** Sets a new password; existing login sessions end (their refresh families die). */
+    /**
+     * Sets a new password. Every credential the old one stood behind ends with it: login
+     * sessions (their refresh families die) and API keys (revoked). One transaction, so no
+     * key outlives a password change that took effect.
+     */
     async setPassword(username: string, password: string): Promise<void> {
       assertValidPassword(password);
       const row = await findUserRow(username);
       const passwordHash = await hashPassword(password);
-      await db
-        .updateTable('users')
-        .set({ passwordHash, credentialsChangedAt: clock.now().toISOString() })
-        .where('id', '=', row.id)
-        .execute();
+      const now = clock.now().toISOString();
+      await db.transaction().execute(async (trx) => {
+        await trx
+          .updateTable('users')
+          .set({ passwordHash, credentialsChangedAt: now })
+          .where('id', '=', row.id)
+          .execute();
+        await revokeUserApiKeys(trx, row.id, now);
+      });
     },
 
     async addGroup(username: string, group: string): Promise<UserSummary> {

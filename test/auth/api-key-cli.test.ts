@@ -103,6 +103,20 @@ describeEachDialect('baud rest api-key (spawned CLI)', (dialect) => {
     expect(refused.statusCode).toBe(401);
   });
 
+  it("baud user passwd revokes the user's API keys", async () => {
+    const created = JSON.parse(
+      (await baud('rest', 'api-key', 'generate', 'other', '--label', 'passwd bot', '--scope', 'read', '--json')).stdout,
+    );
+    const withKey = () =>
+      board.app.inject({ method: 'GET', url: `${API}/users/me`, headers: { 'x-baud-api-key': created.key } });
+    expect((await withKey()).statusCode).toBe(200);
+    const passwd = await baud('user', 'passwd', 'other', '--password', 'another long password');
+    expect(passwd).toMatchObject({ code: 0, stdout: 'password changed for other\n' });
+    expect((await withKey()).statusCode).toBe(401);
+    const listed = JSON.parse((await baud('rest', 'api-key', 'list', 'other', '--json')).stdout);
+    expect(listed.find((key: { id: number }) => key.id === created.id).revokedAt).toEqual(expect.any(String));
+  });
+
   it('prints the key once in human form', async () => {
     const generated = await baud('rest', 'api-key', 'generate', 'robot', '--label', 'human', '--scope', 'write');
     expect(generated.code).toBe(0);
