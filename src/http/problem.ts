@@ -58,10 +58,33 @@ const VALIDATION_CONTEXT_POINTER: Readonly<Record<string, string>> = {
   headers: '/headers',
 };
 
+/**
+ * One field error per failure a client can act on. A union (`string` or `null`) fails as one
+ * error per member plus an `anyOf` summary; those fold into one "must be string or null".
+ */
+function foldUnionErrors(items: readonly AjvError[]): AjvError[] {
+  const unionPaths = new Set(items.filter((item) => item.keyword === 'anyOf').map((item) => item.instancePath));
+  if (unionPaths.size === 0) return [...items];
+  const folded: AjvError[] = [];
+  for (const item of items) {
+    if (!unionPaths.has(item.instancePath)) folded.push(item);
+    else if (item.keyword === 'anyOf') {
+      const alternatives = items.filter((other) => other.instancePath === item.instancePath && other !== item);
+      const types = alternatives.map((other) => other.params.type);
+      const isTypeUnion = types.length > 0 && types.every((type) => typeof type === 'string');
+      folded.push({
+        ...item,
+        message: isTypeUnion ? `must be ${types.join(' or ')}` : 'matches none of the allowed forms',
+      });
+    }
+  }
+  return folded;
+}
+
 /** Maps fastify's validation errors to `{ pointer, message }` entries pointing into the request. */
 function fieldErrors(error: FastifyError): FieldError[] {
   const base = VALIDATION_CONTEXT_POINTER[error.validationContext ?? 'body'] ?? '/body';
-  return ((error.validation ?? []) as AjvError[]).map((item) => {
+  return foldUnionErrors((error.validation ?? []) as AjvError[]).map((item) => {
     let pointer = `${base}${item.instancePath}`;
     let message = item.message ?? 'is invalid';
     if (item.keyword === 'required' && typeof item.params.missingProperty === 'string') {

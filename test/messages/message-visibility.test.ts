@@ -80,6 +80,29 @@ describeEachDialect('message visibility', (dialect) => {
   });
   afterAll(() => board.close());
 
+  it.each([
+    'private_mail',
+    'activitypub_shared',
+  ])('answers a message of %s fetched by uuid exactly like an unknown uuid', async (areaTag) => {
+    const hiddenUuid = messageIn.get(areaTag) ?? '';
+    const unknownUuid = '00000000-0000-4000-8000-0000000000ff';
+    for (const who of WHO) {
+      const hidden = await board.app.inject({
+        method: 'GET',
+        url: `${API}/messages/${hiddenUuid}`,
+        headers: headersOf(who),
+      });
+      const unknown = await board.app.inject({
+        method: 'GET',
+        url: `${API}/messages/${unknownUuid}`,
+        headers: headersOf(who),
+      });
+      expect(hidden.statusCode).toBe(404);
+      expect(hidden.json()).toEqual({ ...unknown.json(), detail: `No message ${hiddenUuid}.` });
+      expect(unknown.json().detail).toBe(`No message ${unknownUuid}.`);
+    }
+  });
+
   describe('GET /messages/conferences', () => {
     it('shows anonymous callers only conferences with an allowlisted area, counting visible areas', async () => {
       const response = await board.app.inject({ method: 'GET', url: `${API}/messages/conferences` });
