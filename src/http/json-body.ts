@@ -39,7 +39,7 @@ function hasBody(request: FastifyRequest): boolean {
 }
 
 /**
- * JSON bodies: nesting bounded (400 beyond `MAX_JSON_DEPTH`), `__proto__` and `constructor`
+ * JSON bodies, the only kind outside uploads: nesting bounded (400 beyond `MAX_JSON_DEPTH`), `__proto__` and `constructor`
  * keys refused (Fastify's secure parser), and a whole non-upload body must arrive within
  * `bodyTimeoutSeconds` of the headers — otherwise 408 and the connection closes. Without that a
  * client that announces a body and never sends it holds a connection for the whole request
@@ -47,7 +47,9 @@ function hasBody(request: FastifyRequest): boolean {
  */
 export function installJsonBody(app: FastifyInstance, options: { bodyTimeoutSeconds: number }): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
+  // Every body of the API is JSON (uploads bring their own multipart parser): text/plain would
+  // only turn into a confusing "body must be object"; without a parser it is a clear 415.
+  app.removeContentTypeParser(['application/json', 'text/plain']);
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     if (isNestedDeeperThan(body as string, MAX_JSON_DEPTH)) {
       done(new BadRequestError(`The JSON body is nested deeper than ${MAX_JSON_DEPTH} levels.`), undefined);

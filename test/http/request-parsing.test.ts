@@ -161,6 +161,18 @@ describeEachDialect('request parsing', (dialect) => {
       }
     });
 
+    it('answers a text/plain body with 415', async () => {
+      const response = await board.app.inject({
+        method: 'POST',
+        url: `${API}/messages/areas/general/messages`,
+        headers: { ...board.alice.auth, 'content-type': 'text/plain' },
+        payload: 'hello',
+      });
+      expect(response.statusCode).toBe(415);
+      expect(response.headers['content-type']).toBe(PROBLEM);
+      expect(response.json().detail).toBe('This content type is not accepted here.');
+    });
+
     it('still accepts a well-typed body', async () => {
       const response = await post({ subject: 'Typed', message: 'right' });
       expect(response.statusCode).toBe(201);
