@@ -39,6 +39,7 @@ export function createAuthService(deps: {
   loginThrottle: LoginThrottle;
 }) {
   const { db, clock, accessTokens, refreshTokens, loginThrottle } = deps;
+  const { maxSessionsPerUser } = deps.config.contentServers.web.restApi;
   let lastPrunedAt = Number.NEGATIVE_INFINITY;
 
   async function pruneNowAndThen(): Promise<void> {
@@ -69,17 +70,25 @@ export function createAuthService(deps: {
       }
       const nowIso = clock.now().toISOString();
       const session = await db.transaction().execute(async (trx) => {
-        const issued = await refreshTokens.createFamily(trx, {
-          userId: user.id,
-          isSecure: input.isSecure,
-          clientAddress: input.clientAddress,
-        });
-        await trx.insertInto('calls').values({ userId: user.id, calledAt: nowIso }).execute();
+        // First, because it locks the user's row: the user's logins then run one after the
+        // other (SQLite runs one write transaction at a time anyway), so the session cap
+        // below counts the sessions of logins made in parallel too.
         await trx
           .updateTable('users')
           .set((eb) => ({ loginCount: eb('loginCount', '+', 1), lastLoginAt: nowIso }))
           .where('id', '=', user.id)
           .execute();
+        await trx.insertInto('calls').values({ userId: user.id, calledAt: nowIso }).execute();
+        const issued = await refreshTokens.createFamily(trx, {
+          userId: user.id,
+          isSecure: input.isSecure,
+          clientAddress: input.clientAddress,
+        });
+        await refreshTokens.endOldestSessions(trx, {
+          userId: user.id,
+          keptFamilyId: issued.familyId,
+          maxSessions: maxSessionsPerUser,
+        });
         await loginThrottle.recordSuccess(trx, reservation);
         return issued;
       });

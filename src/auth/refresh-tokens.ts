@@ -6,6 +6,7 @@ import type { Db } from '../db/database.js';
 import type { Tables } from '../db/schema.js';
 import { UnauthorizedError } from '../errors.js';
 import { hashSecretToken } from './api-keys.js';
+import { liveSessionsQuery } from './sessions.js';
 
 /** Lifetime of one refresh token (and of the cookie that carries it). */
 export const REFRESH_TOKEN_TTL_SECONDS = 30 * 24 * 60 * 60;
@@ -127,6 +128,34 @@ export function createRefreshTokenStore(deps: { db: Db; clock: Clock; config: Co
       const refreshToken = randomBytes(32).toString('base64url');
       await insertToken(trx, familyId, now, refreshToken);
       return { familyId, userId: input.userId, refreshToken };
+    },
+
+    /**
+     * Ends the user's oldest live sessions so that at most `maxSessions` stand, `keptFamilyId`
+     * (the one being started) always among them; dead sessions it meets are marked revoked
+     * too. Runs in the login's transaction after the user's row is locked, so logins made in
+     * parallel see each other's sessions and cannot exceed the cap together.
+     */
+    async endOldestSessions(
+      trx: Transaction<Tables>,
+      input: { readonly userId: number; readonly keptFamilyId: string; readonly maxSessions: number },
+    ): Promise<void> {
+      const now = clock.now();
+      const newestOthers = liveSessionsQuery(trx, now)
+        .select('refreshFamilies.id')
+        .where('refreshFamilies.userId', '=', input.userId)
+        .where('refreshFamilies.id', '!=', input.keptFamilyId)
+        .orderBy('refreshFamilies.createdAt', 'desc')
+        .orderBy('refreshFamilies.id', 'desc')
+        .limit(input.maxSessions - 1);
+      await trx
+        .updateTable('refreshFamilies')
+        .set({ revokedAt: now.toISOString() })
+        .where('userId', '=', input.userId)
+        .where('revokedAt', 'is', null)
+        .where('id', '!=', input.keptFamilyId)
+        .where('id', 'not in', newestOthers)
+        .execute();
     },
 
     /**

@@ -29,21 +29,23 @@ export function createSessionActivityStore(deps: { db: Db; clock: Clock }) {
       const gapMs = now.getTime() - Date.parse(session.lastActivityAt);
       if (gapMs < ACTIVITY_WRITE_INTERVAL_MS) return;
       const minutes = gapMs < ACTIVE_SESSION_WINDOW_MS ? Math.round(gapMs / 60_000) : 0;
-      await db.transaction().execute(async (trx) => {
-        // Conditional on the value read: of two requests racing here, only one adds the gap.
-        const updated = await trx
-          .updateTable('refreshFamilies')
-          .set({ lastActivityAt: now.toISOString(), lastAction: activity.action, isSecure: activity.isSecure ? 1 : 0 })
-          .where('id', '=', session.id)
-          .where('lastActivityAt', '=', session.lastActivityAt)
-          .executeTakeFirst();
-        if (Number(updated.numUpdatedRows) !== 1 || minutes === 0) return;
-        await trx
-          .updateTable('users')
-          .set((eb) => ({ minutesOnline: eb('minutesOnline', '+', minutes) }))
-          .where('id', '=', activity.userId)
-          .execute();
-      });
+      // Conditional on the value read: of two requests racing here, only one adds the gap.
+      const updated = await db
+        .updateTable('refreshFamilies')
+        .set({ lastActivityAt: now.toISOString(), lastAction: activity.action, isSecure: activity.isSecure ? 1 : 0 })
+        .where('id', '=', session.id)
+        .where('lastActivityAt', '=', session.lastActivityAt)
+        .executeTakeFirst();
+      if (Number(updated.numUpdatedRows) !== 1 || minutes === 0) return;
+      // Not in one transaction with the update above on purpose: holding the session's row
+      // while waiting for the user's would deadlock with a login, which locks the user's row
+      // and then ends that user's oldest sessions. A crash in between loses a few minutes of
+      // a statistic, nothing more.
+      await db
+        .updateTable('users')
+        .set((eb) => ({ minutesOnline: eb('minutesOnline', '+', minutes) }))
+        .where('id', '=', activity.userId)
+        .execute();
     },
   };
 }

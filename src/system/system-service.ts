@@ -39,6 +39,8 @@ export interface LastCallerEntry {
 }
 
 export const MAX_LAST_CALLERS = 50;
+/** The node list's bound: every login is a session, so an unbounded list grows with logins. */
+export const MAX_NODES = 100;
 
 export interface BoardStats {
   totalUsers: number;
@@ -71,13 +73,15 @@ export function createSystemService(deps: { db: Db; config: Config; clock: Clock
     },
 
     /**
-     * Active sessions, numbered from 1 in the order they logged in. Node numbers are positions
-     * in this list, not stable ids: HTTP sessions have no fixed line to sit on.
+     * The `limit` (at most 100) most recently active sessions, numbered from 1 in the order
+     * they logged in. Node numbers are positions in this list, not stable ids: HTTP sessions
+     * have no fixed line to sit on.
      */
-    async listNodes(): Promise<NodeEntry[]> {
+    async listNodes(limit = MAX_NODES): Promise<NodeEntry[]> {
       const now = clock.now();
-      const rows = await activeSessionsQuery(db, now)
+      const mostRecentlyActive = activeSessionsQuery(db, now)
         .select([
+          'refreshFamilies.id as sessionId',
           'refreshFamilies.createdAt',
           'refreshFamilies.lastActivityAt',
           'refreshFamilies.lastAction',
@@ -87,8 +91,14 @@ export function createSystemService(deps: { db: Db; config: Config; clock: Clock
           'users.location',
           'users.affiliations',
         ])
-        .orderBy('refreshFamilies.createdAt')
-        .orderBy('refreshFamilies.id')
+        .orderBy('refreshFamilies.lastActivityAt', 'desc')
+        .orderBy('refreshFamilies.id', 'desc')
+        .limit(Math.min(Math.max(1, limit), MAX_NODES));
+      const rows = await db
+        .selectFrom(mostRecentlyActive.as('nodes'))
+        .selectAll()
+        .orderBy('createdAt')
+        .orderBy('sessionId')
         .execute();
       return rows.map((row, index) => ({
         node: index + 1,

@@ -118,7 +118,7 @@ describeEachDialect('nodes and last callers', (dialect) => {
             lastActivityAt: clock.now().toISOString(),
           },
         ],
-        meta: { count: 1, limit: 1, nextCursor: null },
+        meta: { count: 1, limit: 100, nextCursor: null },
         pagination: { next: null },
       });
       expect((await get('/system/info')).json().nodeCount).toBe(1);
@@ -154,6 +154,59 @@ describeEachDialect('nodes and last callers', (dialect) => {
       expect(after.data.map((node: { username: string }) => node.username)).not.toContain('carol');
       await board.board.users.setDisabled('carol', false);
     });
+  });
+});
+
+describeEachDialect('node list bound', (dialect) => {
+  const clock = fakeClock();
+  let board: TestBoard;
+  const sessions: { accessToken: string | undefined; connectedAt: string }[] = [];
+  beforeAll(async () => {
+    board = await createTestBoard(dialect, {
+      clock,
+      config: {
+        contentServers: { web: { restApi: { maxSessionsPerUser: 1000, system: { public: { nodes: true } } } } },
+      },
+    });
+    await board.board.users.createUser({ username: 'alice', password: PASSWORD });
+    for (let index = 0; index < 105; index += 1) {
+      clock.advance(1000);
+      const connectedAt = clock.now().toISOString();
+      sessions.push({ accessToken: (await login(board, 'alice')).accessToken, connectedAt });
+    }
+    // The oldest session is used again: it is now the most recently active one.
+    clock.advance(MINUTE);
+    await board.app.inject({ method: 'GET', url: `${API}/users/me`, headers: bearer(sessions[0]?.accessToken) });
+  });
+  afterAll(() => board.close());
+
+  const connectedAtOf = (...indexes: number[]) => indexes.map((index) => sessions[index]?.connectedAt);
+  const range = (from: number, to: number) => Array.from({ length: to - from }, (_, offset) => from + offset);
+
+  it('lists at most 100 nodes: the most recently active, numbered in login order', async () => {
+    const response = await board.app.inject({ method: 'GET', url: `${API}/system/nodes` });
+    expect(response.statusCode).toBe(200);
+    const { data, meta, pagination } = response.json();
+    expect(meta).toEqual({ count: 100, limit: 100, nextCursor: null });
+    expect(pagination).toEqual({ next: null });
+    expect(data.map((node: { node: number }) => node.node)).toEqual(range(1, 101));
+    expect(data.map((node: { connectedAt: string }) => node.connectedAt)).toEqual(connectedAtOf(0, ...range(6, 105)));
+    expect((await board.app.inject({ method: 'GET', url: `${API}/system/info` })).json().nodeCount).toBe(105);
+  });
+
+  it('honours ?limit= and reports it in meta.limit', async () => {
+    const response = await board.app.inject({ method: 'GET', url: `${API}/system/nodes?limit=3` });
+    expect(response.statusCode).toBe(200);
+    const { data, meta } = response.json();
+    expect(meta).toEqual({ count: 3, limit: 3, nextCursor: null });
+    expect(data.map((node: { connectedAt: string }) => node.connectedAt)).toEqual(connectedAtOf(0, 103, 104));
+    expect(data.map((node: { node: number }) => node.node)).toEqual([1, 2, 3]);
+  });
+
+  it.each(['101', '0', 'abc', '2.5'])('refuses limit=%s with 400', async (limit) => {
+    const response = await board.app.inject({ method: 'GET', url: `${API}/system/nodes?limit=${limit}` });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().errors[0].pointer).toBe('/query/limit');
   });
 });
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { type Static, Type } from 'typebox';
 import type { Board } from '../../board.js';
-import { MAX_LAST_CALLERS } from '../../system/system-service.js';
+import { MAX_LAST_CALLERS, MAX_NODES } from '../../system/system-service.js';
 import { ListEnvelope, wholeListReply } from '../pagination.js';
 import { ProblemResponses } from '../schemas.js';
 
@@ -63,6 +63,17 @@ const LastCallersQuery = Type.Object({
   ),
 });
 
+const NodesQuery = Type.Object({
+  limit: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: MAX_NODES,
+      default: MAX_NODES,
+      description: 'At most 100: the most recently active sessions.',
+    }),
+  ),
+});
+
 export function registerSystemRoutes(app: FastifyInstance, board: Board): void {
   app.get(
     '/system/info',
@@ -90,18 +101,23 @@ export function registerSystemRoutes(app: FastifyInstance, board: Board): void {
     () => board.system.getStats(),
   );
 
-  app.get(
+  app.get<{ Querystring: Static<typeof NodesQuery> }>(
     '/system/nodes',
     {
       config: { access: { publicToggle: 'nodes' } },
       schema: {
         tags: ['system'],
         summary: 'Active login sessions',
-        description: 'A session is active while it is alive and was used in the last 15 minutes.',
+        description:
+          'A session is active while it is alive and was used in the last 15 minutes. Lists the `limit` most recently active ones, in login order.',
+        querystring: NodesQuery,
         response: { 200: ListEnvelope(NodeEntry), ...ProblemResponses(401) },
       },
     },
-    async () => wholeListReply(await board.system.listNodes()),
+    async (request) => {
+      const limit = request.query.limit ?? MAX_NODES;
+      return wholeListReply(await board.system.listNodes(limit), limit);
+    },
   );
 
   app.get<{ Querystring: Static<typeof LastCallersQuery> }>(
