@@ -19,6 +19,11 @@ export interface LoginReservation {
   readonly addressWindowStartedAt: string;
 }
 
+/** A slot taken (its window's start), or refused (how long until the full window ends). */
+type SlotOutcome =
+  | { readonly windowStartedAt: string; readonly retryAfterMs: 0 }
+  | { readonly windowStartedAt: null; readonly retryAfterMs: number };
+
 const accountSubject = (attempt: LoginAttempt) => `user:${attempt.usernameKey}`;
 const addressSubject = (attempt: LoginAttempt) => `ip:${attempt.clientAddress}`;
 
@@ -26,7 +31,9 @@ const addressSubject = (attempt: LoginAttempt) => `ip:${attempt.clientAddress}`;
  * Failed-login throttling, kept in the database (`login_attempts`) so every node sharing it
  * sees the same counts. Each username and each client address has a window that opens at its
  * first attempt and lasts `windowSeconds`; at most `maxFailures` attempts per window get their
- * password checked, the rest are refused with 429 until the window ends.
+ * password checked, the rest are refused with 429 until the window ends. Windows are fixed, not
+ * sliding: a guesser may spend one window just before it ends and the next just after, but
+ * over time gets no more than `maxFailures` guesses per `windowSeconds`.
  *
  * An attempt takes its slot *before* the password is checked, with one atomic upsert per
  * subject, so parallel guesses cannot all pass a count that none of them has added to yet
@@ -40,11 +47,11 @@ export function createLoginThrottle(deps: { db: Db; clock: Clock; config: Config
 
   /**
    * Takes a slot in `subject`'s window (opening a new window if the last one is over) and
-   * returns the window's start; throws `TooManyRequestsError` when the window is full. The
+   * returns the window's start, or, when the window is full, how long until it ends. The
    * upsert's `where` makes a full window a no-op, and the row lock it takes orders racing
    * attempts, so exactly `maxFailures` of them get a slot on either database.
    */
-  async function takeSlot(trx: Transaction<Tables>, subject: string, now: Date): Promise<string> {
+  async function takeSlot(trx: Transaction<Tables>, subject: string, now: Date): Promise<SlotOutcome> {
     const nowIso = now.toISOString();
     const windowStartIso = new Date(now.getTime() - windowMs).toISOString();
     const taken = await trx
@@ -79,29 +86,32 @@ export function createLoginThrottle(deps: { db: Db; clock: Clock; config: Config
       )
       .returning('windowStartedAt')
       .executeTakeFirst();
-    if (taken) return taken.windowStartedAt;
+    if (taken) return { windowStartedAt: taken.windowStartedAt, retryAfterMs: 0 };
     const full = await trx
       .selectFrom('loginAttempts')
       .select('windowStartedAt')
       .where('subject', '=', subject)
       .executeTakeFirstOrThrow();
-    const retryAfterMs = Date.parse(full.windowStartedAt) + windowMs - now.getTime();
-    throw new TooManyRequestsError('Too many failed logins; try again later.', retryAfterMs / 1000);
+    return { windowStartedAt: null, retryAfterMs: Date.parse(full.windowStartedAt) + windowMs - now.getTime() };
   }
 
   return {
     /**
      * Takes the attempt's slots for its username and its address, or throws
-     * `TooManyRequestsError` (with Retry-After) when either window is full. One transaction:
-     * an attempt the address refuses gives the account's slot back (the rollback). The
+     * `TooManyRequestsError` when either window is full, with Retry-After for the later of
+     * the full ones. One transaction: the throw rolls back a slot the other window gave. The
      * account is always locked before the address, so two attempts cannot deadlock.
      */
     async reserve(attempt: LoginAttempt): Promise<LoginReservation> {
       const now = clock.now();
       return db.transaction().execute(async (trx) => {
-        await takeSlot(trx, accountSubject(attempt), now);
-        const addressWindowStartedAt = await takeSlot(trx, addressSubject(attempt), now);
-        return { attempt, addressWindowStartedAt };
+        const account = await takeSlot(trx, accountSubject(attempt), now);
+        const address = await takeSlot(trx, addressSubject(attempt), now);
+        if (account.windowStartedAt === null || address.windowStartedAt === null) {
+          const retryAfterMs = Math.max(account.retryAfterMs, address.retryAfterMs);
+          throw new TooManyRequestsError('Too many failed logins; try again later.', retryAfterMs / 1000);
+        }
+        return { attempt, addressWindowStartedAt: address.windowStartedAt };
       });
     },
 

@@ -10,7 +10,7 @@ describeEachDialect('login throttling', (dialect) => {
       clock,
       config: { contentServers: { web: { restApi: { loginThrottle: { maxFailures: 3, windowSeconds: 600 } } } } },
     });
-    for (const username of ['alice', 'bob', 'carol', 'dave', 'erin', 'gina']) {
+    for (const username of ['alice', 'bob', 'carol', 'dave', 'erin', 'gina', 'hank']) {
       await board.board.users.createUser({ username, password: PASSWORD });
     }
   });
@@ -103,6 +103,20 @@ describeEachDialect('login throttling', (dialect) => {
       expect(response.statusCode).toBe(401);
     }
     expect((await login(board, 'gina', PASSWORD, { remoteAddress: '192.0.2.49' })).response.statusCode).toBe(429);
+  });
+
+  it('answers Retry-After for the later of the two windows when both are full', async () => {
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      await login(board, 'hank', 'wrong password', { remoteAddress: `192.0.2.${60 + attempt}` });
+    }
+    clock.advance(100_000);
+    const address = '192.0.2.70';
+    for (const username of ['nobody4', 'nobody5', 'nobody6']) {
+      await login(board, username, 'wrong password', { remoteAddress: address });
+    }
+    const throttled = await login(board, 'hank', PASSWORD, { remoteAddress: address });
+    expect(throttled.response.statusCode).toBe(429);
+    expect(throttled.response.headers['retry-after']).toBe('600');
   });
 
   it('prunes windows that are over', async () => {
