@@ -6,7 +6,7 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config/load-config.js';
 import type { Db } from '../db/database.js';
 import type { Page, PageRequest } from '../db/keyset.js';
-import { BadRequestError, NotFoundError, PayloadTooLargeError } from '../errors.js';
+import { BadRequestError, NotFoundError } from '../errors.js';
 import { presentText } from '../text/strip-ansi.js';
 import { importLocalFile, ingestReceivedFile } from './file-import.js';
 import { type ByteRange, createFileStorage, type FileStorage, type ReceivedFile } from './file-storage.js';
@@ -28,9 +28,8 @@ export type UploadPart =
       readonly kind: 'file';
       readonly fieldName: string;
       readonly fileName: string;
+      /** The file's bytes, unlimited: the storage cuts them off at `fileBase.maxUploadBytes`. */
       readonly stream: Readable;
-      /** True once the parser cut the file at its size limit. */
-      readonly isTruncated: () => boolean;
     }
   | { readonly kind: 'field'; readonly fieldName: string; readonly value: string; readonly isTruncated: boolean };
 
@@ -39,7 +38,8 @@ export interface WarnLogger {
   warn(details: object, message: string): void;
 }
 
-const UPLOAD_FIELDS: ReadonlySet<string> = new Set(['desc', 'hashTags']);
+/** The form fields an upload may carry besides the file. */
+export const UPLOAD_FIELD_NAMES: ReadonlySet<string> = new Set(['desc', 'hashTags']);
 
 /** The cursor list id of an area's file list: a cursor from another area's list is refused. */
 export function areaFileListId(areaTag: string): string {
@@ -188,7 +188,7 @@ export function createFileService(deps: {
       try {
         for await (const part of parts) {
           if (part.kind === 'field') {
-            if (!UPLOAD_FIELDS.has(part.fieldName)) {
+            if (!UPLOAD_FIELD_NAMES.has(part.fieldName)) {
               throw new BadRequestError(`Unknown form field "${part.fieldName}".`, [
                 { pointer: `/body/${part.fieldName}`, message: 'is not a known field' },
               ]);
@@ -215,9 +215,6 @@ export function createFileService(deps: {
           }
           clientFileName = part.fileName;
           received = await storage.receive(storageTagOf(area), part.stream, maxUploadBytes);
-          if (part.isTruncated()) {
-            throw new PayloadTooLargeError(`The file is larger than the limit of ${maxUploadBytes} bytes.`);
-          }
         }
         if (received === null) {
           throw new BadRequestError('The form field "file" is required.', [

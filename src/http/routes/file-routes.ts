@@ -1,3 +1,4 @@
+import { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import multipart from '@fastify/multipart';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -6,8 +7,17 @@ import { Type } from 'typebox';
 import type { Board } from '../../board.js';
 import { BadRequestError, BaudError, RangeNotSatisfiableError, UnsupportedMediaTypeError } from '../../errors.js';
 import { contentTypeForFileName } from '../../files/file-name.js';
-import { areaFileListId, type UploadPart } from '../../files/file-service.js';
+import { areaFileListId, UPLOAD_FIELD_NAMES, type UploadPart } from '../../files/file-service.js';
+import {
+  closeUnfinishedUpload,
+  guardUploadBody,
+  LINGER_MAX_BYTES,
+  LINGER_MS,
+  type UploadBodyGuard,
+  uploadBodyTooLarge,
+} from '../../files/upload-body-guard.js';
 import { API_PREFIX } from '../api-prefix.js';
+import { isMultipartFormData } from '../content-type.js';
 import { attachmentDisposition, ifNoneMatchHits, rangeOutcome } from '../download-headers.js';
 import {
   ListEnvelope,
@@ -76,6 +86,17 @@ const BinaryContent = { schema: { type: 'string', format: 'binary' } };
 /** Form field value bytes at most (desc, hashTags), and form fields at most. */
 const MAX_FIELD_BYTES = 64 * 1024;
 const MAX_FIELDS = 8;
+// busboy's own limit on one part's header block (Content-Disposition with the file name, Content-Type).
+const MAX_PART_HEADER_BYTES = 80 * 1024;
+
+/**
+ * Bytes a valid upload body may hold besides the file: the accepted form fields at their
+ * limit, a header block per part, and the boundary lines (1 KiB is ample for RFC 2046's
+ * 70-character boundaries) — 369 KiB. A longer body cannot be a valid upload, so it is refused
+ * by its Content-Length before a byte is read, or cut off as soon as its byte count passes.
+ */
+export const UPLOAD_ENVELOPE_ALLOWANCE_BYTES =
+  UPLOAD_FIELD_NAMES.size * MAX_FIELD_BYTES + (UPLOAD_FIELD_NAMES.size + 1) * MAX_PART_HEADER_BYTES + 1024;
 
 // Errors of @fastify/multipart that mean "the client sent the wrong shape", not "too large".
 const SHAPE_ERROR_CODES: ReadonlySet<string> = new Set([
@@ -90,17 +111,25 @@ const SHAPE_ERROR_CODES: ReadonlySet<string> = new Set([
  * Adapts @fastify/multipart's part iterator to the service's `UploadPart`s, and tells which
  * errors came from the multipart parser (busboy raises plain errors for a malformed or
  * truncated body, through the iterator or the file stream) so they become 400, not 500.
+ * When `guard` breaks the body off (too large, idle), the part being read fails with its error.
  */
-function multipartUpload(request: FastifyRequest) {
+function multipartUpload(request: FastifyRequest, guard: UploadBodyGuard) {
   const parserErrors = new WeakSet<object>();
   // The file stream busboy fed: when it failed, its error is the parser's, not ours.
   let lastFile: Readable | null = null;
   const noteParserError = (error: unknown) => {
     if (typeof error === 'object' && error !== null && !('status' in error)) parserErrors.add(error);
   };
+  // A broken-off body sends busboy nothing more: the file stream it feeds must fail instead of waiting.
+  guard.broken.catch((error: Error) => lastFile?.destroy(error));
   async function* parts(): AsyncGenerator<UploadPart> {
+    const iterator = request.parts()[Symbol.asyncIterator]();
     try {
-      for await (const part of request.parts()) {
+      for (;;) {
+        // Raced with the guard for the same reason: after a break-off the next part never comes.
+        const next = await Promise.race([iterator.next(), guard.broken]);
+        if (next.done) return;
+        const part = next.value;
         if (part.type === 'file') {
           lastFile = part.file;
           yield {
@@ -108,7 +137,6 @@ function multipartUpload(request: FastifyRequest) {
             fieldName: part.fieldname,
             fileName: part.filename ?? '',
             stream: part.file,
-            isTruncated: () => part.file.truncated,
           };
         } else {
           yield {
@@ -151,21 +179,24 @@ function multipartUpload(request: FastifyRequest) {
   };
 }
 
-function isMultipartFormData(contentType: string | undefined): boolean {
-  return contentType?.split(';')[0]?.trim().toLowerCase() === 'multipart/form-data';
-}
-
 /**
  * File base routes (spec 4.4): areas, file lists and records, streamed upload and download.
  * Registered as an encapsulated plugin so the multipart parser — bounded by
- * `fileBase.maxUploadBytes`, not by the JSON `bodyLimit` — exists only here.
+ * `fileBase.maxUploadBytes` and the upload body guard, not by the JSON `bodyLimit` — exists
+ * only here.
  */
 export async function fileRoutes(parent: FastifyInstance, options: { board: Board }): Promise<void> {
   const { board } = options;
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
+  const uploadBodyLimits = {
+    maxBytes: board.config.fileBase.maxUploadBytes + UPLOAD_ENVELOPE_ALLOWANCE_BYTES,
+    idleTimeoutSeconds: board.config.contentServers.web.uploadIdleTimeoutSeconds,
+  };
   await app.register(multipart, {
     limits: {
-      fileSize: board.config.fileBase.maxUploadBytes,
+      // The storage counts the file's bytes and fails at the first one over the limit. busboy's
+      // own limit would only stop passing bytes on, silently, and read on to the end of the part.
+      fileSize: Number.POSITIVE_INFINITY,
       files: 1,
       fields: MAX_FIELDS,
       fieldSize: MAX_FIELD_BYTES,
@@ -244,19 +275,36 @@ export async function fileRoutes(parent: FastifyInstance, options: { board: Boar
     '/files/areas/:areaTag',
     {
       config: { access: 'public' },
-      // Before a single body byte is read: who may upload here, and is it multipart at all.
+      // Before a single body byte is read: who may upload here, is it multipart at all, and
+      // does it announce more than an upload may hold.
       preParsing: async (request, _reply, payload) => {
         board.files.assertCanUpload(request.caller, (request.params as { areaTag: string }).areaTag);
         if (!isMultipartFormData(request.headers['content-type'])) {
           throw new UnsupportedMediaTypeError('Upload with Content-Type multipart/form-data.');
         }
+        if (Number(request.headers['content-length']) > uploadBodyLimits.maxBytes) {
+          throw uploadBodyTooLarge(uploadBodyLimits.maxBytes);
+        }
         return payload;
+      },
+      // An answer given before the whole body arrived (refused up front, cut off at a limit, a
+      // 400 on the first bad part) ends the connection. `app.inject` has no connection to end.
+      onResponse: async (request) => {
+        const { socket } = request.raw;
+        if (!request.raw.complete && socket instanceof Socket) closeUnfinishedUpload(socket, request.raw);
       },
       schema: {
         tags: ['files'],
         summary: 'Upload a file (multipart/form-data, streamed)',
-        description:
+        description: [
           'Fields: `file` (required), `desc`, `hashTags`. Same content already in the area → 409 naming the existing fileId.',
+          `A body over \`fileBase.maxUploadBytes\` plus ${UPLOAD_ENVELOPE_ALLOWANCE_BYTES} bytes for the form fields and`,
+          'multipart framing → 413: at once when its Content-Length says so, else as soon as that many bytes arrived.',
+          'A file over `fileBase.maxUploadBytes` → 413. An upload that sends nothing for',
+          '`contentServers.web.uploadIdleTimeoutSeconds` → 408. After an answer given before the whole body arrived,',
+          `the server closes the connection (what the client sends meanwhile is dropped, for at most ${LINGER_MS / 1000} s`,
+          `and ${LINGER_MAX_BYTES / 1024} KiB); nothing of a refused upload is kept.`,
+        ].join(' '),
         params: AreaTagParams,
         querystring: StripAnsiQuery,
         body: { content: { 'multipart/form-data': { schema: UploadBody } } },
@@ -266,12 +314,13 @@ export async function fileRoutes(parent: FastifyInstance, options: { board: Boar
             headers: { location: { type: 'string' } },
             content: { 'application/json': { schema: FileRecord } },
           },
-          ...ProblemResponses(401, 403, 404, 409, 413, 415),
+          ...ProblemResponses(401, 403, 404, 408, 409, 413, 415),
         },
       },
     },
     async (request, reply) => {
-      const upload = multipartUpload(request);
+      const guard = guardUploadBody(request.raw, uploadBodyLimits);
+      const upload = multipartUpload(request, guard);
       try {
         const record = await board.files.upload(
           request.caller,
@@ -282,7 +331,10 @@ export async function fileRoutes(parent: FastifyInstance, options: { board: Boar
         reply.code(201).header('location', `${API_PREFIX}/files/${record.fileId}`);
         return record;
       } catch (error) {
+        guard.halt();
         throw upload.translate(error);
+      } finally {
+        guard.stop();
       }
     },
   );
