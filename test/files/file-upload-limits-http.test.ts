@@ -126,6 +126,28 @@ describeEachDialect('file upload limits', (dialect) => {
     expect(outcome.serverBytesRead).toBeLessThan(1024 + head.length + 1024 * 1024);
   });
 
+  it('cuts off a client that blasts on after the 413 once it sent 1 MiB more', async () => {
+    const { head, contentType } = fileEnvelope('blaster.bin');
+    const chunk = Buffer.alloc(256 * 1024, 0x62);
+    const declaredBytes = 64 * 1024 * 1024;
+    const outcome = await rawUpload(
+      board,
+      'public_files',
+      { 'content-type': contentType, 'content-length': declaredBytes, ...user.auth },
+      async (write) => {
+        if (!(await write(head))) return;
+        for (let sent = 0; sent < declaredBytes; sent += chunk.length) {
+          if (!(await write(chunk))) return;
+        }
+      },
+      { keepsSendingAfterAnswer: true },
+    );
+    expect(outcome.status).toBe(413);
+    expect(outcome.wasClosedByServer).toBe(true);
+    // The dropped MiB, plus one socket read and the request's buffer: not the 64 MiB sent.
+    expect(outcome.serverBytesRead).toBeLessThan(1024 * 1024 + READ_AHEAD_BYTES + 1024);
+  });
+
   it('cuts a chunked upload off right after the file limit: 413, connection closed, nothing kept', async () => {
     const before = storageEntries(board);
     const { head, contentType } = fileEnvelope('endless.bin');

@@ -289,9 +289,9 @@ export async function fileRoutes(parent: FastifyInstance, options: { board: Boar
       },
       // An answer given before the whole body arrived (refused up front, cut off at a limit, a
       // 400 on the first bad part) ends the connection. `app.inject` has no connection to end.
-      onResponse: async (request) => {
+      onSend: async (request, reply) => {
         const { socket } = request.raw;
-        if (!request.raw.complete && socket instanceof Socket) closeUnfinishedUpload(socket, request.raw);
+        if (!request.raw.complete && socket instanceof Socket) closeUnfinishedUpload(socket, request.raw, reply.raw);
       },
       schema: {
         tags: ['files'],
