@@ -15,7 +15,7 @@ import {
   LINGER_MS,
   type UploadBodyGuard,
   uploadBodyTooLarge,
-} from '../../files/upload-body-guard.js';
+} from '../upload-body-guard.js';
 import { API_PREFIX } from '../api-prefix.js';
 import { isMultipartFormData } from '../content-type.js';
 import { attachmentDisposition, ifNoneMatchHits, rangeOutcome } from '../download-headers.js';
