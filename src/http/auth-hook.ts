@@ -13,7 +13,7 @@ declare module 'fastify' {
   }
 }
 
-const API_KEY_HEADER = 'x-baud-api-key';
+export const API_KEY_HEADER = 'x-baud-api-key';
 
 function requiredScope(method: string): Scope {
   return method === 'GET' || method === 'HEAD' ? 'read' : 'write';

@@ -51,6 +51,13 @@ export function installJsonBody(app: FastifyInstance, options: { bodyTimeoutSeco
   // only turn into a confusing "body must be object"; without a parser it is a clear 415.
   app.removeContentTypeParser(['application/json', 'text/plain']);
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    // A wrong method or unknown path is answered 405/404 whatever its body says; and a client
+    // that labels every request JSON may send an empty one where no body is expected (refresh).
+    const isBodyIgnored = request.is404 || (body === '' && request.routeOptions.schema?.body === undefined);
+    if (isBodyIgnored) {
+      done(null, undefined);
+      return;
+    }
     if (isNestedDeeperThan(body as string, MAX_JSON_DEPTH)) {
       done(new BadRequestError(`The JSON body is nested deeper than ${MAX_JSON_DEPTH} levels.`), undefined);
       return;

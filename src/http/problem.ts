@@ -11,6 +11,7 @@ import {
   UnsupportedMediaTypeError,
 } from '../errors.js';
 import { API_PREFIX } from './api-prefix.js';
+import { answerHeaders, BASELINE_HEADERS } from './response-headers.js';
 
 /** The RFC 7807 body every failure answers with. */
 export interface Problem {
@@ -23,9 +24,6 @@ export interface Problem {
 }
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
-
-/** Headers every response carries, whichever layer writes it. */
-export const BASELINE_HEADERS: Readonly<Record<string, string>> = { 'x-content-type-options': 'nosniff' };
 
 // A path echoed into a detail is cut here: a 10,000-character path need not come back whole.
 const MAX_ECHOED_PATH = 200;
@@ -164,7 +162,8 @@ export function sendFrameworkProblem(error: FastifyError, request: FastifyReques
     error.code === 'FST_ERR_MAX_PARAM_LENGTH'
       ? problemFor(404, `No resource at ${echoedPath(request.url)}.`)
       : problemFor(400, 'The URL is not valid: a percent sign must start an escape such as %2F.');
-  return sendProblem(reply, problem, { ...BASELINE_HEADERS, 'x-request-id': request.id });
+  // Answered before any hook runs, so the hooks' headers are set here.
+  return sendProblem(reply, problem, { ...answerHeaders(request), 'x-request-id': request.id });
 }
 
 const CLIENT_ERRORS: Readonly<Record<string, { status: number; detail: string }>> = {

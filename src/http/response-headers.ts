@@ -1,24 +1,44 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ServiceUnavailableError } from '../errors.js';
-import { BASELINE_HEADERS } from './problem.js';
+import { API_PREFIX } from './api-prefix.js';
+import { API_KEY_HEADER } from './auth-hook.js';
+
+const AUTH_PREFIX = `${API_PREFIX}/auth/`;
+
+/** Headers every response carries, whichever layer writes it. */
+export const BASELINE_HEADERS: Readonly<Record<string, string>> = { 'x-content-type-options': 'nosniff' };
+const CREDENTIAL_HEADERS: Readonly<Record<string, string>> = { ...BASELINE_HEADERS, 'cache-control': 'no-store' };
 
 /** A node that is shutting down asks clients to come back this soon (another node may answer). */
 const CLOSING_RETRY_AFTER_SECONDS = 5;
 
-function isAuthenticated(request: FastifyRequest): boolean {
+/**
+ * Whether an answer may concern a credential or what only its holder may see: the caller was
+ * authenticated, or the request carried a credential (even one refused, even on an unknown
+ * path), or it went to the login routes, whose answers carry tokens.
+ */
+function concernsCredentials(request: FastifyRequest): boolean {
   // `caller` exists once the auth hook ran; unrouted answers (404, docs) have none.
-  return (request as { caller?: { kind: string } }).caller?.kind === 'user';
+  if ((request as { caller?: { kind: string } }).caller?.kind === 'user') return true;
+  const { headers } = request;
+  return (
+    headers.authorization !== undefined || headers[API_KEY_HEADER] !== undefined || request.url.startsWith(AUTH_PREFIX)
+  );
 }
 
 /**
- * Headers of every answer: the request id, `X-Content-Type-Options: nosniff` (no browser may
- * guess a type: an uploaded file must never run as HTML), and `Cache-Control: no-store` on
- * every answer to an authenticated caller, so no shared cache keeps what only they may see.
+ * Headers of every answer: `X-Content-Type-Options: nosniff` (no browser may guess a type: an
+ * uploaded file must never run as HTML), and `Cache-Control: no-store` on every answer that
+ * concerns credentials, so no shared cache keeps what only their holder may see.
  */
+export function answerHeaders(request: FastifyRequest): Readonly<Record<string, string>> {
+  return concernsCredentials(request) ? CREDENTIAL_HEADERS : BASELINE_HEADERS;
+}
+
+/** Sends {@link answerHeaders} and the request id on every answer that goes through the hooks. */
 export function installResponseHeaders(app: FastifyInstance): void {
   app.addHook('onSend', async (request, reply) => {
-    reply.header('x-request-id', request.id).headers(BASELINE_HEADERS);
-    if (isAuthenticated(request)) reply.header('cache-control', 'no-store');
+    reply.header('x-request-id', request.id).headers(answerHeaders(request));
   });
 }
 

@@ -173,6 +173,32 @@ describeEachDialect('request parsing', (dialect) => {
       expect(response.json().detail).toBe('This content type is not accepted here.');
     });
 
+    it('accepts an empty JSON body where the route takes none (refresh, logout, delete)', async () => {
+      for (const [method, url] of [
+        ['POST', '/auth/logout'],
+        ['POST', '/auth/refresh'],
+        ['DELETE', '/messages/00000000-0000-4000-8000-0000000000ff'],
+      ] as const) {
+        const response = await board.app.inject({
+          method,
+          url: `${API}${url}`,
+          headers: { ...board.alice.auth, 'content-type': 'application/json' },
+          payload: '',
+        });
+        expect(response.statusCode, url).toBe({ POST: url.endsWith('logout') ? 204 : 401, DELETE: 404 }[method]);
+      }
+    });
+
+    it('answers a wrong method 405 whatever its JSON body holds', async () => {
+      const response = await board.app.inject({
+        method: 'DELETE',
+        url: `${API}/users/me`,
+        headers: { ...board.alice.auth, 'content-type': 'application/json' },
+        payload: '{"a":"\u0000"',
+      });
+      expect(response.statusCode).toBe(405);
+    });
+
     it('still accepts a well-typed body', async () => {
       const response = await post({ subject: 'Typed', message: 'right' });
       expect(response.statusCode).toBe(201);

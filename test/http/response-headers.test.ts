@@ -42,6 +42,16 @@ describeEachDialect('response headers', (dialect) => {
     expect(response.headers['cache-control']).toBe('no-store');
   });
 
+  it.each([
+    ['GET', `${API}/nowhere`, { authorization: 'Bearer whatever' }],
+    ['PATCH', `${API}/users/me`, { 'x-baud-api-key': 'baud_x' }],
+    ['POST', `${API}/auth/logout`, {}],
+    ['POST', `${API}/auth/refresh`, {}],
+  ] as const)('sends no-store on %s %s, an answer about credentials', async (method, url, headers) => {
+    const response = await board.app.inject({ method, url, headers });
+    expect(response.headers['cache-control']).toBe('no-store');
+  });
+
   it('leaves public answers to anonymous callers cacheable', async () => {
     const response = await board.app.inject({ method: 'GET', url: `${API}/messages/conferences` });
     expect(response.statusCode).toBe(200);

@@ -8,14 +8,6 @@ import type { Board } from '../../board.js';
 import { BadRequestError, BaudError, RangeNotSatisfiableError, UnsupportedMediaTypeError } from '../../errors.js';
 import { contentTypeForFileName } from '../../files/file-name.js';
 import { areaFileListId, UPLOAD_FIELD_NAMES, type UploadPart } from '../../files/file-service.js';
-import {
-  closeUnfinishedUpload,
-  guardUploadBody,
-  LINGER_MAX_BYTES,
-  LINGER_MS,
-  type UploadBodyGuard,
-  uploadBodyTooLarge,
-} from '../upload-body-guard.js';
 import { API_PREFIX } from '../api-prefix.js';
 import { isMultipartFormData } from '../content-type.js';
 import { attachmentDisposition, ifNoneMatchHits, rangeOutcome } from '../download-headers.js';
@@ -29,6 +21,14 @@ import {
   wholeListReply,
 } from '../pagination.js';
 import { ProblemResponses } from '../schemas.js';
+import {
+  closeUnfinishedUpload,
+  guardUploadBody,
+  LINGER_MAX_BYTES,
+  LINGER_MS,
+  type UploadBodyGuard,
+  uploadBodyTooLarge,
+} from '../upload-body-guard.js';
 
 const FileArea = Type.Object(
   {
