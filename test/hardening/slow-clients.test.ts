@@ -1,8 +1,8 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { parseRawResponse, type RawResponse, rawClient, slowCrowd } from '../support/raw-http.js';
 import { describeEachDialect } from '../support/test-board.js';
 import { API_PREFIX, type BaudProcess, createHardeningBoard, type HardeningBoard } from './support/baud-process.js';
-import { parseRawResponse, type RawResponse, rawClient, slowCrowd } from './support/raw-http.js';
 
 /**
  * Slow clients against a real `baud serve` with short timeouts: a client that never finishes

@@ -161,7 +161,8 @@ export async function createTestBoard(dialect: Dialect, options: TestBoardOption
   };
 }
 
-async function dropSchema(schema: string): Promise<void> {
+/** Drops a PostgreSQL test schema and everything in it. */
+export async function dropSchema(schema: string): Promise<void> {
   const client = new pg.Client({ connectionString: POSTGRES_URL });
   await client.connect();
   try {

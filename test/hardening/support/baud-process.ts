@@ -3,11 +3,10 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { openBoard } from '../../../src/board.js';
 import { loadConfig } from '../../../src/config/load-config.js';
 import type { Dialect } from '../../../src/db/database.js';
-import { deepMerge, POSTGRES_URL } from '../../support/test-board.js';
+import { deepMerge, dropSchema, POSTGRES_URL } from '../../support/test-board.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
 const MAIN = path.join(ROOT, 'src/main.ts');
@@ -247,16 +246,6 @@ async function waitUntilAnswering(url: string): Promise<void> {
 
 function tail(text: string, lines = 40): string {
   return text.split('\n').slice(-lines).join('\n');
-}
-
-async function dropSchema(schema: string): Promise<void> {
-  const client = new pg.Client({ connectionString: POSTGRES_URL });
-  await client.connect();
-  try {
-    await client.query(`drop schema if exists "${schema}" cascade`);
-  } finally {
-    await client.end();
-  }
 }
 
 export function sleep(ms: number): Promise<void> {
