@@ -1,6 +1,6 @@
 import picomatch from 'picomatch';
 import type { AcsSubject, CompiledAcs } from '../acs/acs.js';
-import type { Caller, UserCaller } from '../auth/caller.js';
+import type { Caller, UserCaller } from '../caller.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/load-config.js';
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '../errors.js';

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
+import type { Scope } from '../caller.js';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/database.js';
-import type { Scope } from './caller.js';
 
 export const API_KEY_PREFIX = 'baud_';
 const API_KEY_PATTERN = /^baud_[A-Za-z0-9_-]{43}$/;

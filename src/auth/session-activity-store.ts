@@ -1,6 +1,7 @@
+import type { LiveSession } from '../caller.js';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/database.js';
-import { ACTIVE_SESSION_WINDOW_MS, type LiveSession } from './sessions.js';
+import { ACTIVE_SESSION_WINDOW_MS } from './sessions.js';
 
 /** A session's activity is written at most this often, so reads do not all turn into writes. */
 export const ACTIVITY_WRITE_INTERVAL_MS = 60_000;

@@ -1,13 +1,8 @@
+import type { LiveSession } from '../caller.js';
 import type { Db } from '../db/database.js';
 
 /** A login session counts as an active node while it is alive and was used this recently. */
 export const ACTIVE_SESSION_WINDOW_MS = 15 * 60 * 1000;
-
-/** What the auth hook learns about a token's session, and session activity needs next. */
-export interface LiveSession {
-  readonly id: string;
-  readonly lastActivityAt: string;
-}
 
 /**
  * Login sessions (refresh families, joined with their users) that still stand: not logged

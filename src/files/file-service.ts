@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { AreaAccess } from '../access/area-access.js';
 import type { BoardAreas, FileAreaDef } from '../access/board-areas.js';
-import type { Caller } from '../auth/caller.js';
+import type { Caller } from '../caller.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/load-config.js';
 import type { Db } from '../db/database.js';

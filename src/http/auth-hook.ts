@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { looksLikeApiKey, verifyApiKey } from '../auth/api-keys.js';
-import { anonymousCaller, type Caller, type Scope } from '../auth/caller.js';
 import { findLiveSession } from '../auth/sessions.js';
 import type { Board } from '../board.js';
+import { anonymousCaller, type Caller, type Scope } from '../caller.js';
 import { ForbiddenError, UnauthorizedError } from '../errors.js';
 import type { RouteAccess } from './route-access.js';
 

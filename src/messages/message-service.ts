@@ -1,6 +1,6 @@
 import type { AreaAccess } from '../access/area-access.js';
 import type { BoardAreas, MessageAreaDef, MessageConferenceDef } from '../access/board-areas.js';
-import { type Caller, isSysop } from '../auth/caller.js';
+import { type Caller, isSysop } from '../caller.js';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/database.js';
 import { type Page, type PageRequest, pageFromRows } from '../db/keyset.js';

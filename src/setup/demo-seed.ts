@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
-import type { UserCaller } from '../auth/caller.js';
 import type { Board } from '../board.js';
+import type { UserCaller } from '../caller.js';
 
 /** Demo files shipped with baud (assets/demo, one directory up from both src/ and dist/). */
 const DEMO_ASSET = (name: string) => fileURLToPath(new URL(`../../assets/demo/${name}`, import.meta.url));

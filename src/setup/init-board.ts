@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { SYSOP_GROUP } from '../auth/caller.js';
 import { openBoard } from '../board.js';
+import { SYSOP_GROUP } from '../caller.js';
 import { ConfigError } from '../config/config-error.js';
 import { type BaudEnvironment, type Config, loadConfig } from '../config/load-config.js';
 import { DEMO_CONFIG_HJSON, MINIMAL_CONFIG_HJSON } from './demo-config.js';

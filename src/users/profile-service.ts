@@ -1,4 +1,4 @@
-import { type Caller, type CallerUser, isSysop, type UserCaller } from '../auth/caller.js';
+import { type Caller, type CallerUser, isSysop, type UserCaller } from '../caller.js';
 import type { Db } from '../db/database.js';
 import type { UserRow } from '../db/schema.js';
 import { BadRequestError, type FieldError, UnauthorizedError } from '../errors.js';

@@ -1,6 +1,6 @@
 import { revokeUserApiKeys } from '../auth/api-keys.js';
-import type { CallerUser } from '../auth/caller.js';
 import { hashPassword } from '../auth/passwords.js';
+import type { CallerUser } from '../caller.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/load-config.js';
 import type { Db } from '../db/database.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createAreaAccess } from '../../src/access/area-access.js';
 import { compileBoardAreas } from '../../src/access/board-areas.js';
-import type { Caller, CallerUser } from '../../src/auth/caller.js';
+import type { Caller, CallerUser } from '../../src/caller.js';
 import { ConfigError } from '../../src/config/config-error.js';
 import { configFromObject } from '../../src/config/load-config.js';
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '../../src/errors.js';

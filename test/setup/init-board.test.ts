@@ -2,8 +2,8 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { anonymousCaller } from '../../src/auth/caller.js';
 import { openBoard } from '../../src/board.js';
+import { anonymousCaller } from '../../src/caller.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { type InitResult, initBoard } from '../../src/setup/init-board.js';
 

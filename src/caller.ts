@@ -1,10 +1,15 @@
-import type { LiveSession } from './sessions.js';
-
 /**
- * Who is making a request. Resolved once per request by the auth hook (src/http/auth-hook.ts)
- * and handed to services, which make every authorisation decision from it.
+ * Who is making a request: shared vocabulary every layer may import. Resolved once per request
+ * by the auth hook (src/http/auth-hook.ts, through the auth domain's caller service) and handed
+ * to services, which make every authorisation decision from it.
  */
 export type Scope = 'read' | 'write';
+
+/** The live login session an access token belongs to, as session activity needs it next. */
+export interface LiveSession {
+  readonly id: string;
+  readonly lastActivityAt: string;
+}
 
 /** What services need to know about an authenticated user (ACS inputs included). */
 export interface CallerUser {
