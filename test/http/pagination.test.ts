@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { createCursorCodec } from '../../src/db/cursor-codec.js';
 import { pageFromRows } from '../../src/db/keyset.js';
 import { BadRequestError } from '../../src/errors.js';
-import { createCursorCodec, pageRequestFrom, shouldStripAnsi, wholeListReply } from '../../src/http/pagination.js';
+import { pageRequestFrom, shouldStripAnsi, wholeListReply } from '../../src/http/pagination.js';
 
 describe('cursor codec', () => {
   const codec = createCursorCodec(randomBytes(32));
