@@ -35,8 +35,3 @@ export function pageFromRows<Row, Item>(
     nextKey: hasNextPage && last !== undefined ? keyOf(last) : null,
   };
 }
-
-/** A page that is the whole list (conferences, areas, nodes): no cursor. */
-export function wholeList<T>(items: readonly T[]): Page<T> {
-  return { items, nextKey: null };
-}

@@ -1,4 +1,4 @@
-import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { ColumnType, Generated, Selectable } from 'kysely';
 
 /**
  * Typed tables. Columns are snake_case in the database and camelCase here (Kysely's
@@ -167,7 +167,3 @@ export interface FilesTable {
 }
 
 export type UserRow = Selectable<UsersTable>;
-export type NewUser = Insertable<UsersTable>;
-export type UserUpdate = Updateable<UsersTable>;
-export type MessageRow = Selectable<MessagesTable>;
-export type FileRow = Selectable<FilesTable>;
