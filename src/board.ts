@@ -1,16 +1,23 @@
 import { createAreaAccess } from './access/area-access.js';
 import { type BoardAreas, compileBoardAreas } from './access/board-areas.js';
 import { createAccessTokens } from './auth/access-tokens.js';
+import { createApiKeyStore } from './auth/api-key-store.js';
 import { createIdentityServices } from './auth/identity-services.js';
+import { createLoginAttemptStore } from './auth/login-attempt-store.js';
+import { createSessionStore } from './auth/session-store.js';
 import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config/load-config.js';
 import { createCursorCodec } from './db/cursor-codec.js';
-import { type Database, migrateToLatest, openDatabase } from './db/database.js';
+import { type Database, type Db, migrateToLatest, openDatabase } from './db/database.js';
 import { loadOrCreateSecret } from './db/settings-store.js';
 import { openFileBase } from './files/file-service.js';
+import { createFileStore } from './files/file-store.js';
 import { createMessageService } from './messages/message-service.js';
+import { createMessageStore } from './messages/message-store.js';
 import { createSystemService } from './system/system-service.js';
+import { createSystemStore } from './system/system-store.js';
 import { createUserService } from './users/user-service.js';
+import { createUserStore } from './users/user-store.js';
 
 /**
  * A running board: configuration, database, clock and the domain services built on them.
@@ -38,18 +45,22 @@ async function assembleBoard(config: Config, database: Database, clock: Clock, a
     : await loadOrCreateSecret(db, 'jwtSecret');
   const cursorSecret = await loadOrCreateSecret(db, 'cursorSecret');
   const refreshSuccessorSecret = await loadOrCreateSecret(db, 'refreshSuccessorSecret');
-  const users = createUserService({ db, config, clock });
+  const stores = createStores(db);
+  const users = createUserService({ store: stores.users, apiKeys: stores.apiKeys, config, clock });
   const access = createAreaAccess({ config, areas, clock });
+  const messages = createMessageService({ store: stores.messages, users: stores.users, clock, areas, access });
+  const files = await openFileBase({ store: stores.files, config, clock, areas, access });
   return {
     config,
     database,
+    /** For tests and benchmarks that look at rows directly; the HTTP app and the CLI use services. */
     db,
     clock,
     cursors: createCursorCodec(cursorSecret),
     ...createIdentityServices({
-      db,
       config,
       clock,
+      stores,
       users,
       accessTokens: createAccessTokens(jwtSecret, clock),
       refreshSuccessorSecret,
@@ -57,10 +68,32 @@ async function assembleBoard(config: Config, database: Database, clock: Clock, a
     users,
     areas,
     access,
-    messages: createMessageService({ db, clock, areas, access }),
-    files: await openFileBase({ db, config, clock, areas, access }),
-    system: createSystemService({ db, config, clock, users }),
+    messages,
+    files,
+    system: createSystemService({
+      config,
+      clock,
+      store: stores.system,
+      sessions: stores.sessions,
+      users,
+      messages,
+      files,
+    }),
     close: () => database.close(),
+  };
+}
+
+/** One store per domain: the only code that queries the database. Services get the stores they need. */
+function createStores(db: Db) {
+  const users = createUserStore(db);
+  return {
+    users,
+    apiKeys: createApiKeyStore(db),
+    sessions: createSessionStore(db),
+    loginAttempts: createLoginAttemptStore(db),
+    system: createSystemStore(db),
+    messages: createMessageStore(db),
+    files: createFileStore(db, users),
   };
 }
 

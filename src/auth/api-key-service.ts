@@ -1,9 +1,18 @@
+import type { Scope } from '../caller.js';
 import type { Clock } from '../clock.js';
-import type { Db } from '../db/database.js';
 import { BadRequestError, NotFoundError } from '../errors.js';
 import type { UserService } from '../users/user-service.js';
 import { usernameKey } from '../users/username.js';
-import { API_KEY_SCOPES, type ApiKeyScope, generateApiKeyValue, hashSecretToken, isApiKeyScope } from './api-keys.js';
+import type { ApiKeyRow, ApiKeyStore } from './api-key-store.js';
+import {
+  API_KEY_SCOPES,
+  type ApiKeyScope,
+  generateApiKeyValue,
+  hashSecretToken,
+  isApiKeyScope,
+  isWellFormedApiKey,
+  scopesOf,
+} from './api-keys.js';
 
 export const API_KEY_LABEL_MAX_LENGTH = 128;
 
@@ -23,30 +32,41 @@ export interface GeneratedApiKey extends ApiKeyRecord {
   readonly key: string;
 }
 
-/** Operator management of API keys (`baud rest api-key …`). Keys are stored as SHA-256 hashes. */
-export function createApiKeyService(deps: { db: Db; clock: Clock; users: UserService }) {
-  const { db, clock, users } = deps;
+/** The owner and scopes of a live key, as a request's credential check needs them. */
+export interface VerifiedApiKey {
+  readonly userId: number;
+  readonly scopes: ReadonlySet<Scope>;
+}
 
-  function recordsQuery() {
-    return db
-      .selectFrom('apiKeys as k')
-      .innerJoin('users as u', 'u.id', 'k.userId')
-      .select(['k.id', 'u.username', 'k.label', 'k.scope', 'k.createdAt', 'k.lastUsedAt', 'k.revokedAt'])
-      .orderBy('k.id');
-  }
+/** API keys: operator management (`baud rest api-key …`) and the check of a presented key. */
+export interface ApiKeyService {
+  /** Creates a key for `username`. Unknown user → NotFoundError; bad scope or label → BadRequestError. */
+  generate(username: string, label: string, scope: string): Promise<GeneratedApiKey>;
+  /** Every key, or those of one user (unknown user → NotFoundError), oldest first. */
+  list(username?: string): Promise<ApiKeyRecord[]>;
+  /** Revokes a key at once; revoking a revoked key keeps its first revocation time. */
+  revoke(id: number): Promise<ApiKeyRecord>;
+  /** The live key behind a raw value, or null; the lookup is by hash, so no raw key is ever compared. */
+  verify(rawKey: string): Promise<VerifiedApiKey | null>;
+}
 
-  type RecordRow = Awaited<ReturnType<ReturnType<typeof recordsQuery>['executeTakeFirstOrThrow']>>;
-  const toRecord = (row: RecordRow): ApiKeyRecord => ({ ...row, scope: row.scope as ApiKeyScope });
+// lastUsedAt is for the operator's eyes; writing it on every request would turn reads into writes.
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+/** Keys are stored as SHA-256 hashes; the raw key exists only in the answer to `generate`. */
+export function createApiKeyService(deps: { store: ApiKeyStore; clock: Clock; users: UserService }): ApiKeyService {
+  const { store, clock, users } = deps;
+
+  const toRecord = (row: ApiKeyRow): ApiKeyRecord => ({ ...row, scope: row.scope as ApiKeyScope });
 
   async function findRecord(id: number): Promise<ApiKeyRecord> {
-    const row = await recordsQuery().where('k.id', '=', id).executeTakeFirst();
+    const row = await store.findRow(id);
     if (!row) throw new NotFoundError(`No API key with id ${id}.`);
     return toRecord(row);
   }
 
   return {
-    /** Creates a key for `username`. Unknown user → NotFoundError; bad scope or label → BadRequestError. */
-    async generate(username: string, label: string, scope: string): Promise<GeneratedApiKey> {
+    async generate(username, label, scope) {
       const trimmedLabel = label.trim();
       if (trimmedLabel === '') throw new BadRequestError('the label must not be empty');
       if ([...trimmedLabel].length > API_KEY_LABEL_MAX_LENGTH) {
@@ -57,45 +77,38 @@ export function createApiKeyService(deps: { db: Db; clock: Clock; users: UserSer
       }
       const user = await users.getUser(username);
       const key = generateApiKeyValue();
-      const { id } = await db
-        .insertInto('apiKeys')
-        .values({
-          userId: user.userId,
-          label: trimmedLabel,
-          scope,
-          keyHash: hashSecretToken(key),
-          createdAt: clock.now().toISOString(),
-          lastUsedAt: null,
-          revokedAt: null,
-        })
-        .returning('id')
-        .executeTakeFirstOrThrow();
+      const id = await store.insertKey({
+        userId: user.userId,
+        label: trimmedLabel,
+        scope,
+        keyHash: hashSecretToken(key),
+        createdAt: clock.now().toISOString(),
+      });
       return { ...(await findRecord(id)), key };
     },
 
-    /** Every key, or those of one user (unknown user → NotFoundError), oldest first. */
-    async list(username?: string): Promise<ApiKeyRecord[]> {
-      let query = recordsQuery();
-      if (username !== undefined) {
-        await users.getUser(username);
-        query = query.where('u.usernameKey', '=', usernameKey(username));
-      }
-      return (await query.execute()).map(toRecord);
+    async list(username) {
+      if (username === undefined) return (await store.listRows()).map(toRecord);
+      await users.getUser(username);
+      return (await store.listRows(usernameKey(username))).map(toRecord);
     },
 
-    /** Revokes a key at once; revoking a revoked key keeps its first revocation time. */
-    async revoke(id: number): Promise<ApiKeyRecord> {
+    async revoke(id) {
       if (!Number.isSafeInteger(id) || id < 1) throw new BadRequestError('the API key id must be a positive integer');
       await findRecord(id);
-      await db
-        .updateTable('apiKeys')
-        .set({ revokedAt: clock.now().toISOString() })
-        .where('id', '=', id)
-        .where('revokedAt', 'is', null)
-        .execute();
+      await store.revokeKey(id, clock.now().toISOString());
       return findRecord(id);
+    },
+
+    async verify(rawKey) {
+      if (!isWellFormedApiKey(rawKey)) return null;
+      const key = await store.findLiveKey(hashSecretToken(rawKey));
+      if (!key) return null;
+      const now = clock.now();
+      if (key.lastUsedAt === null || now.getTime() - Date.parse(key.lastUsedAt) >= LAST_USED_RESOLUTION_MS) {
+        await store.setLastUsed(key.id, now.toISOString());
+      }
+      return { userId: key.userId, scopes: scopesOf(key.scope) };
     },
   };
 }
-
-export type ApiKeyService = ReturnType<typeof createApiKeyService>;

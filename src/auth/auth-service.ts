@@ -1,12 +1,13 @@
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/load-config.js';
-import type { Db } from '../db/database.js';
 import { UnauthorizedError } from '../errors.js';
+import type { SystemStore } from '../system/system-store.js';
+import type { UserStore } from '../users/user-store.js';
 import { usernameKey } from '../users/username.js';
 import type { AccessTokens, IssuedAccessToken } from './access-tokens.js';
 import type { LoginThrottle } from './login-throttle.js';
 import { verifyAgainstDummy, verifyPassword } from './passwords.js';
-import type { RefreshTokenStore } from './refresh-tokens.js';
+import type { RefreshTokens } from './refresh-tokens.js';
 
 export interface LoginInput {
   readonly username: string;
@@ -30,15 +31,26 @@ const PRUNE_INTERVAL_MS = 10 * 60 * 1000;
  * Unknown usernames, wrong passwords and disabled accounts all get the same 401 after the
  * same argon2 work, so a response never tells which one it was.
  */
+export interface AuthService {
+  login(input: LoginInput): Promise<SessionTokens>;
+  /** Rotates the refresh token; a missing, dead or reused one is a 401. */
+  refresh(refreshToken: string | undefined): Promise<SessionTokens>;
+  /** Ends the session of `refreshToken`; without one (or with a dead one) there is nothing to do. */
+  logout(refreshToken: string | undefined): Promise<void>;
+}
+
 export function createAuthService(deps: {
-  db: Db;
   clock: Clock;
   config: Config;
+  /** Login reads the account, counts the login and locks the user's row (see `login`). */
+  users: UserStore;
+  /** Every login is a call in the board's call log (last callers, call statistics). */
+  calls: SystemStore;
   accessTokens: AccessTokens;
-  refreshTokens: RefreshTokenStore;
+  refreshTokens: RefreshTokens;
   loginThrottle: LoginThrottle;
-}) {
-  const { db, clock, accessTokens, refreshTokens, loginThrottle } = deps;
+}): AuthService {
+  const { clock, users, calls, accessTokens, refreshTokens, loginThrottle } = deps;
   const { maxSessionsPerUser } = deps.config.contentServers.web.restApi;
   let lastPrunedAt = Number.NEGATIVE_INFINITY;
 
@@ -51,16 +63,12 @@ export function createAuthService(deps: {
   }
 
   return {
-    async login(input: LoginInput): Promise<SessionTokens> {
+    async login(input) {
       const reservation = await loginThrottle.reserve({
         usernameKey: usernameKey(input.username),
         clientAddress: input.clientAddress,
       });
-      const user = await db
-        .selectFrom('users')
-        .select(['id', 'passwordHash', 'disabledAt'])
-        .where('usernameKey', '=', reservation.attempt.usernameKey)
-        .executeTakeFirst();
+      const user = await users.findLoginCredentials(reservation.attempt.usernameKey);
       const passwordMatches = user
         ? await verifyPassword(user.passwordHash, input.password)
         : await verifyAgainstDummy(input.password);
@@ -69,16 +77,12 @@ export function createAuthService(deps: {
         throw new UnauthorizedError('The username or password is incorrect.');
       }
       const nowIso = clock.now().toISOString();
-      const session = await db.transaction().execute(async (trx) => {
+      const session = await users.transaction(async (trx) => {
         // First, because it locks the user's row: the user's logins then run one after the
         // other (SQLite runs one write transaction at a time anyway), so the session cap
         // below counts the sessions of logins made in parallel too.
-        await trx
-          .updateTable('users')
-          .set((eb) => ({ loginCount: eb('loginCount', '+', 1), lastLoginAt: nowIso }))
-          .where('id', '=', user.id)
-          .execute();
-        await trx.insertInto('calls').values({ userId: user.id, calledAt: nowIso }).execute();
+        await users.recordLogin(trx, user.id, nowIso);
+        await calls.recordCall(trx, user.id, nowIso);
         const issued = await refreshTokens.createFamily(trx, {
           userId: user.id,
           isSecure: input.isSecure,
@@ -97,8 +101,7 @@ export function createAuthService(deps: {
       return { token, refreshToken: session.refreshToken };
     },
 
-    /** Rotates the refresh token; a missing, dead or reused one is a 401. */
-    async refresh(refreshToken: string | undefined): Promise<SessionTokens> {
+    async refresh(refreshToken) {
       if (refreshToken === undefined || refreshToken === '') {
         throw new UnauthorizedError('No refresh token was presented.');
       }
@@ -107,11 +110,8 @@ export function createAuthService(deps: {
       return { token, refreshToken: session.refreshToken };
     },
 
-    /** Ends the session of `refreshToken`; without one (or with a dead one) there is nothing to do. */
-    async logout(refreshToken: string | undefined): Promise<void> {
+    async logout(refreshToken) {
       if (refreshToken) await refreshTokens.revokeFamilyOf(refreshToken);
     },
   };
 }
-
-export type AuthService = ReturnType<typeof createAuthService>;

@@ -1,36 +1,62 @@
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/load-config.js';
-import type { Db } from '../db/database.js';
+import type { SystemStore } from '../system/system-store.js';
 import { createProfileService } from '../users/profile-service.js';
 import type { UserService } from '../users/user-service.js';
+import type { UserStore } from '../users/user-store.js';
 import type { AccessTokens } from './access-tokens.js';
 import { createApiKeyService } from './api-key-service.js';
+import type { ApiKeyStore } from './api-key-store.js';
 import { createAuthService } from './auth-service.js';
+import { createCallerService } from './caller-service.js';
+import type { LoginAttemptStore } from './login-attempt-store.js';
 import { createLoginThrottle } from './login-throttle.js';
-import { createRefreshTokenStore } from './refresh-tokens.js';
-import { createSessionActivityStore } from './session-activity-store.js';
+import { createRefreshTokens } from './refresh-tokens.js';
+import { createSessionActivityService } from './session-activity-service.js';
+import type { SessionStore } from './session-store.js';
 
 /**
- * The identity and access services of a board (login sessions, API keys, profiles), built
- * together because they share the token machinery. Spread into the board by `assembleBoard`.
+ * The identity and access services of a board (callers, login sessions, API keys, profiles),
+ * built together because they share the token machinery. Spread into the board by `assembleBoard`.
  */
 export function createIdentityServices(deps: {
-  db: Db;
   config: Config;
   clock: Clock;
+  stores: {
+    readonly users: UserStore;
+    readonly apiKeys: ApiKeyStore;
+    readonly sessions: SessionStore;
+    readonly loginAttempts: LoginAttemptStore;
+    readonly system: SystemStore;
+  };
   users: UserService;
   accessTokens: AccessTokens;
-  /** Derives each refresh token's successor (see `createRefreshTokenStore`). */
+  /** Derives each refresh token's successor (see `createRefreshTokens`). */
   refreshSuccessorSecret: Uint8Array;
 }) {
-  const { db, config, clock, users, accessTokens } = deps;
-  const refreshTokens = createRefreshTokenStore({ db, clock, config, successorSecret: deps.refreshSuccessorSecret });
-  const loginThrottle = createLoginThrottle({ db, clock, config });
+  const { config, clock, stores, users, accessTokens } = deps;
+  const refreshTokens = createRefreshTokens({
+    store: stores.sessions,
+    clock,
+    config,
+    successorSecret: deps.refreshSuccessorSecret,
+  });
+  const loginThrottle = createLoginThrottle({ store: stores.loginAttempts, clock, config });
+  const apiKeys = createApiKeyService({ store: stores.apiKeys, clock, users });
   return {
     accessTokens,
-    auth: createAuthService({ db, clock, config, accessTokens, refreshTokens, loginThrottle }),
-    apiKeys: createApiKeyService({ db, clock, users }),
-    profiles: createProfileService({ db }),
-    sessionActivity: createSessionActivityStore({ db, clock }),
+    auth: createAuthService({
+      clock,
+      config,
+      users: stores.users,
+      calls: stores.system,
+      accessTokens,
+      refreshTokens,
+      loginThrottle,
+    }),
+    apiKeys,
+    callers: createCallerService({ clock, accessTokens, apiKeys, sessions: stores.sessions, users }),
+    profiles: createProfileService({ store: stores.users }),
+    sessionActivity: createSessionActivityService({ sessions: stores.sessions, users: stores.users, clock }),
   };
 }

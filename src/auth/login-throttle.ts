@@ -1,9 +1,8 @@
-import type { Transaction } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/load-config.js';
-import type { Db } from '../db/database.js';
-import type { Tables } from '../db/schema.js';
+import type { Executor } from '../db/database.js';
 import { TooManyRequestsError } from '../errors.js';
+import type { LoginAttemptStore } from './login-attempt-store.js';
 
 /** Who a login attempt is counted against: the account tried, and the address it came from. */
 export interface LoginAttempt {
@@ -24,6 +23,27 @@ type SlotOutcome =
   | { readonly windowStartedAt: string; readonly retryAfterMs: 0 }
   | { readonly windowStartedAt: null; readonly retryAfterMs: number };
 
+/** Failed-login throttling per account and per client address (see `createLoginThrottle`). */
+export interface LoginThrottle {
+  /**
+   * Takes the attempt's slots for its username and its address, or throws
+   * `TooManyRequestsError` when either window is full, with Retry-After for the later of
+   * the full ones. One transaction: the throw rolls back a slot the other window gave. The
+   * account is always locked before the address, so two attempts cannot deadlock.
+   */
+  reserve(attempt: LoginAttempt): Promise<LoginReservation>;
+  /**
+   * Settles a successful login, inside the login's transaction. The account's window is
+   * forgiven: whoever knows the password is not guessing it. The address only gets back the
+   * slot this login took, and only if that window is still open: a success is not a guess,
+   * so many people behind one NAT can log in all day, but the address's failures stay
+   * counted, so logging in to one's own account cannot wipe out guesses at other accounts.
+   */
+  recordSuccess(trx: Executor, reservation: LoginReservation): Promise<void>;
+  /** Deletes windows that are over (the next attempt would open a new one anyway). */
+  prune(): Promise<void>;
+}
+
 const accountSubject = (attempt: LoginAttempt) => `user:${attempt.usernameKey}`;
 const addressSubject = (attempt: LoginAttempt) => `ip:${attempt.clientAddress}`;
 
@@ -40,71 +60,30 @@ const addressSubject = (attempt: LoginAttempt) => `ip:${attempt.clientAddress}`;
  * (check-then-count let 27 of 300 parallel guesses through on PostgreSQL). A failure simply
  * keeps its slots; `recordSuccess` settles a success.
  */
-export function createLoginThrottle(deps: { db: Db; clock: Clock; config: Config }) {
-  const { db, clock } = deps;
+export function createLoginThrottle(deps: { store: LoginAttemptStore; clock: Clock; config: Config }): LoginThrottle {
+  const { store, clock } = deps;
   const { maxFailures, windowSeconds } = deps.config.contentServers.web.restApi.loginThrottle;
   const windowMs = windowSeconds * 1000;
 
   /**
    * Takes a slot in `subject`'s window (opening a new window if the last one is over) and
    * returns the window's start, or, when the window is full, how long until it ends. The
-   * upsert's `where` makes a full window a no-op, and the row lock it takes orders racing
-   * attempts, so exactly `maxFailures` of them get a slot on either database.
+   * upsert makes a full window a no-op, and the row lock it takes orders racing attempts, so
+   * exactly `maxFailures` of them get a slot on either database.
    */
-  async function takeSlot(trx: Transaction<Tables>, subject: string, now: Date): Promise<SlotOutcome> {
-    const nowIso = now.toISOString();
-    const windowStartIso = new Date(now.getTime() - windowMs).toISOString();
-    const taken = await trx
-      .insertInto('loginAttempts')
-      .values({ subject, windowStartedAt: nowIso, attemptCount: 1 })
-      .onConflict((conflict) =>
-        conflict
-          .column('subject')
-          .doUpdateSet((eb) => {
-            const windowIsOver = eb('loginAttempts.windowStartedAt', '<=', windowStartIso);
-            return {
-              windowStartedAt: eb
-                .case()
-                .when(windowIsOver)
-                .then(nowIso)
-                .else(eb.ref('loginAttempts.windowStartedAt'))
-                .end(),
-              attemptCount: eb
-                .case()
-                .when(windowIsOver)
-                .then(eb.lit(1))
-                .else(eb('loginAttempts.attemptCount', '+', 1))
-                .end(),
-            };
-          })
-          .where((eb) =>
-            eb.or([
-              eb('loginAttempts.windowStartedAt', '<=', windowStartIso),
-              eb('loginAttempts.attemptCount', '<', maxFailures),
-            ]),
-          ),
-      )
-      .returning('windowStartedAt')
-      .executeTakeFirst();
-    if (taken) return { windowStartedAt: taken.windowStartedAt, retryAfterMs: 0 };
-    const full = await trx
-      .selectFrom('loginAttempts')
-      .select('windowStartedAt')
-      .where('subject', '=', subject)
-      .executeTakeFirstOrThrow();
-    return { windowStartedAt: null, retryAfterMs: Date.parse(full.windowStartedAt) + windowMs - now.getTime() };
+  async function takeSlot(trx: Executor, subject: string, now: Date): Promise<SlotOutcome> {
+    const windowOverAt = new Date(now.getTime() - windowMs).toISOString();
+    const request = { subject, now: now.toISOString(), windowOverAt, maxAttempts: maxFailures };
+    const windowStartedAt = await store.takeSlot(trx, request);
+    if (windowStartedAt !== undefined) return { windowStartedAt, retryAfterMs: 0 };
+    const fullSince = await store.windowStartOf(trx, subject);
+    return { windowStartedAt: null, retryAfterMs: Date.parse(fullSince) + windowMs - now.getTime() };
   }
 
   return {
-    /**
-     * Takes the attempt's slots for its username and its address, or throws
-     * `TooManyRequestsError` when either window is full, with Retry-After for the later of
-     * the full ones. One transaction: the throw rolls back a slot the other window gave. The
-     * account is always locked before the address, so two attempts cannot deadlock.
-     */
-    async reserve(attempt: LoginAttempt): Promise<LoginReservation> {
+    async reserve(attempt) {
       const now = clock.now();
-      return db.transaction().execute(async (trx) => {
+      return store.transaction(async (trx) => {
         const account = await takeSlot(trx, accountSubject(attempt), now);
         const address = await takeSlot(trx, addressSubject(attempt), now);
         if (account.windowStartedAt === null || address.windowStartedAt === null) {
@@ -115,31 +94,14 @@ export function createLoginThrottle(deps: { db: Db; clock: Clock; config: Config
       });
     },
 
-    /**
-     * Settles a successful login, inside the login's transaction. The account's window is
-     * forgiven: whoever knows the password is not guessing it. The address only gets back the
-     * slot this login took, and only if that window is still open: a success is not a guess,
-     * so many people behind one NAT can log in all day, but the address's failures stay
-     * counted, so logging in to one's own account cannot wipe out guesses at other accounts.
-     */
-    async recordSuccess(trx: Transaction<Tables>, reservation: LoginReservation): Promise<void> {
+    async recordSuccess(trx, reservation) {
       const { attempt, addressWindowStartedAt } = reservation;
-      await trx.deleteFrom('loginAttempts').where('subject', '=', accountSubject(attempt)).execute();
-      await trx
-        .updateTable('loginAttempts')
-        .set((eb) => ({ attemptCount: eb('attemptCount', '-', 1) }))
-        .where('subject', '=', addressSubject(attempt))
-        .where('windowStartedAt', '=', addressWindowStartedAt)
-        .where('attemptCount', '>', 0)
-        .execute();
+      await store.deleteWindow(trx, accountSubject(attempt));
+      await store.giveBackSlot(trx, addressSubject(attempt), addressWindowStartedAt);
     },
 
-    /** Deletes windows that are over (the next attempt would open a new one anyway). */
-    async prune(): Promise<void> {
-      const windowStart = new Date(clock.now().getTime() - windowMs).toISOString();
-      await db.deleteFrom('loginAttempts').where('windowStartedAt', '<=', windowStart).execute();
+    async prune() {
+      await store.deleteWindowsOver(new Date(clock.now().getTime() - windowMs).toISOString());
     },
   };
 }
-
-export type LoginThrottle = ReturnType<typeof createLoginThrottle>;

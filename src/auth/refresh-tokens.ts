@@ -1,12 +1,10 @@
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
-import type { Transaction } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/load-config.js';
-import type { Db } from '../db/database.js';
-import type { Tables } from '../db/schema.js';
+import type { Executor } from '../db/database.js';
 import { UnauthorizedError } from '../errors.js';
 import { hashSecretToken } from './api-keys.js';
-import { liveSessionsQuery } from './sessions.js';
+import type { SessionStore } from './session-store.js';
 
 /** Lifetime of one refresh token (and of the cookie that carries it). */
 export const REFRESH_TOKEN_TTL_SECONDS = 30 * 24 * 60 * 60;
@@ -27,6 +25,35 @@ export interface NewFamilyInput {
   readonly clientAddress: string;
 }
 
+/** Login sessions seen through their refresh tokens: start, rotate, end. */
+export interface RefreshTokens {
+  /** Starts a login session inside the caller's transaction (login writes more rows with it). */
+  createFamily(trx: Executor, input: NewFamilyInput): Promise<IssuedRefreshToken>;
+  /**
+   * Ends the user's oldest live sessions so that at most `maxSessions` stand, `keptFamilyId`
+   * (the one being started) always among them; dead sessions it meets are marked revoked
+   * too. Runs in the login's transaction after the user's row is locked, so logins made in
+   * parallel see each other's sessions and cannot exceed the cap together.
+   */
+  endOldestSessions(
+    trx: Executor,
+    input: { readonly userId: number; readonly keptFamilyId: string; readonly maxSessions: number },
+  ): Promise<void>;
+  /**
+   * Exchanges a live refresh token for its successor in the same family, or answers a
+   * just-rotated one with the same successor (the grace window). Throws `UnauthorizedError`
+   * for anything else; a rotated token outside the grace window also revokes its family.
+   */
+  rotate(rawToken: string): Promise<IssuedRefreshToken>;
+  /** Ends the session a token belongs to (rotated or not). Unknown tokens are ignored: logout is idempotent. */
+  revokeFamilyOf(rawToken: string): Promise<void>;
+  /**
+   * Deletes what can never be used again: expired tokens, and families that are revoked or
+   * past their absolute lifetime (their tokens go with them).
+   */
+  prune(): Promise<void>;
+}
+
 const invalidRefreshToken = () => new UnauthorizedError('The refresh token is invalid, expired or revoked.');
 
 /**
@@ -43,155 +70,65 @@ const invalidRefreshToken = () => new UnauthorizedError('The refresh token is in
  * HMAC-SHA256(`successorSecret`, predecessor). Without the secret (kept in the database, like
  * the JWT secret) an old token tells nothing about its successor.
  */
-export function createRefreshTokenStore(deps: { db: Db; clock: Clock; config: Config; successorSecret: Uint8Array }) {
-  const { db, clock, config, successorSecret } = deps;
+export function createRefreshTokens(deps: {
+  store: SessionStore;
+  clock: Clock;
+  config: Config;
+  successorSecret: Uint8Array;
+}): RefreshTokens {
+  const { store, clock, config, successorSecret } = deps;
   const familyMaxAgeMs = config.contentServers.web.restApi.refreshFamilyMaxAgeDays * DAY_MS;
   const graceMs = config.contentServers.web.restApi.refreshGraceSeconds * 1000;
 
   const successorOf = (rawToken: string) => createHmac('sha256', successorSecret).update(rawToken).digest('base64url');
 
-  async function insertToken(trx: Transaction<Tables>, familyId: string, now: Date, refreshToken: string) {
-    await trx
-      .insertInto('refreshTokens')
-      .values({
-        familyId,
-        tokenHash: hashSecretToken(refreshToken),
-        createdAt: now.toISOString(),
-        expiresAt: new Date(now.getTime() + REFRESH_TOKEN_TTL_SECONDS * 1000).toISOString(),
-        rotatedAt: null,
-      })
-      .execute();
-  }
-
-  /** Marks a token rotated unless someone else already has; true when this call did. */
-  async function claimRotation(trx: Transaction<Tables>, tokenId: number, nowIso: string): Promise<boolean> {
-    const claimed = await trx
-      .updateTable('refreshTokens')
-      .set({ rotatedAt: nowIso })
-      .where('id', '=', tokenId)
-      .where('rotatedAt', 'is', null)
-      .executeTakeFirst();
-    return Number(claimed.numUpdatedRows) === 1;
-  }
-
-  async function rotationTimeOf(trx: Transaction<Tables>, tokenId: number): Promise<string | null> {
-    const row = await trx.selectFrom('refreshTokens').select('rotatedAt').where('id', '=', tokenId).executeTakeFirst();
-    return row?.rotatedAt ?? null;
-  }
-
-  /** Whether `rawToken` is a live token of `familyId` that has not been rotated yet. */
-  async function isUnrotatedTokenOf(
-    trx: Transaction<Tables>,
-    familyId: string,
-    rawToken: string,
-    nowIso: string,
-  ): Promise<boolean> {
-    const row = await trx
-      .selectFrom('refreshTokens')
-      .select('id')
-      .where('tokenHash', '=', hashSecretToken(rawToken))
-      .where('familyId', '=', familyId)
-      .where('rotatedAt', 'is', null)
-      .where('expiresAt', '>', nowIso)
-      .executeTakeFirst();
-    return row !== undefined;
-  }
-
-  async function revokeFamily(trx: Transaction<Tables> | Db, familyId: string, now: Date): Promise<void> {
-    await trx
-      .updateTable('refreshFamilies')
-      .set({ revokedAt: now.toISOString() })
-      .where('id', '=', familyId)
-      .where('revokedAt', 'is', null)
-      .execute();
+  async function insertToken(trx: Executor, familyId: string, now: Date, refreshToken: string) {
+    await store.insertRefreshToken(trx, {
+      familyId,
+      tokenHash: hashSecretToken(refreshToken),
+      createdAt: now.toISOString(),
+      expiresAt: new Date(now.getTime() + REFRESH_TOKEN_TTL_SECONDS * 1000).toISOString(),
+    });
   }
 
   return {
-    /** Starts a login session inside the caller's transaction (login writes more rows with it). */
-    async createFamily(trx: Transaction<Tables>, input: NewFamilyInput): Promise<IssuedRefreshToken> {
+    async createFamily(trx, input) {
       const now = clock.now();
       const familyId = randomUUID();
-      await trx
-        .insertInto('refreshFamilies')
-        .values({
-          id: familyId,
-          userId: input.userId,
-          createdAt: now.toISOString(),
-          expiresAt: new Date(now.getTime() + familyMaxAgeMs).toISOString(),
-          lastActivityAt: now.toISOString(),
-          lastAction: 'Logging in',
-          isSecure: input.isSecure ? 1 : 0,
-          clientAddress: input.clientAddress,
-          revokedAt: null,
-        })
-        .execute();
+      await store.insertSession(trx, {
+        id: familyId,
+        userId: input.userId,
+        createdAt: now.toISOString(),
+        expiresAt: new Date(now.getTime() + familyMaxAgeMs).toISOString(),
+        isSecure: input.isSecure,
+        clientAddress: input.clientAddress,
+      });
       const refreshToken = randomBytes(32).toString('base64url');
       await insertToken(trx, familyId, now, refreshToken);
       return { familyId, userId: input.userId, refreshToken };
     },
 
-    /**
-     * Ends the user's oldest live sessions so that at most `maxSessions` stand, `keptFamilyId`
-     * (the one being started) always among them; dead sessions it meets are marked revoked
-     * too. Runs in the login's transaction after the user's row is locked, so logins made in
-     * parallel see each other's sessions and cannot exceed the cap together.
-     */
-    async endOldestSessions(
-      trx: Transaction<Tables>,
-      input: { readonly userId: number; readonly keptFamilyId: string; readonly maxSessions: number },
-    ): Promise<void> {
-      const now = clock.now();
-      const newestOthers = liveSessionsQuery(trx, now)
-        .select('refreshFamilies.id')
-        .where('refreshFamilies.userId', '=', input.userId)
-        .where('refreshFamilies.id', '!=', input.keptFamilyId)
-        .orderBy('refreshFamilies.createdAt', 'desc')
-        .orderBy('refreshFamilies.id', 'desc')
-        .limit(input.maxSessions - 1);
-      await trx
-        .updateTable('refreshFamilies')
-        .set({ revokedAt: now.toISOString() })
-        .where('userId', '=', input.userId)
-        .where('revokedAt', 'is', null)
-        .where('id', '!=', input.keptFamilyId)
-        .where('id', 'not in', newestOthers)
-        .execute();
+    async endOldestSessions(trx, input) {
+      await store.revokeAllButNewestSessions(trx, {
+        userId: input.userId,
+        keptSessionId: input.keptFamilyId,
+        keep: input.maxSessions,
+        now: clock.now(),
+      });
     },
 
-    /**
-     * Exchanges a live refresh token for its successor in the same family, or answers a
-     * just-rotated one with the same successor (the grace window). Throws `UnauthorizedError`
-     * for anything else; a rotated token outside the grace window also revokes its family.
-     */
-    async rotate(rawToken: string): Promise<IssuedRefreshToken> {
+    async rotate(rawToken) {
       if (!REFRESH_TOKEN_PATTERN.test(rawToken)) throw invalidRefreshToken();
       const now = clock.now();
       const nowIso = now.toISOString();
       // Reuse detection must survive the 401 it causes, so the outcome is returned, not thrown, from the transaction.
-      const outcome = await db.transaction().execute(async (trx) => {
-        const row = await trx
-          .selectFrom('refreshTokens as t')
-          .innerJoin('refreshFamilies as f', 'f.id', 't.familyId')
-          .innerJoin('users as u', 'u.id', 'f.userId')
-          .select([
-            't.id as tokenId',
-            't.expiresAt as tokenExpiresAt',
-            't.rotatedAt',
-            'f.id as familyId',
-            'f.userId',
-            'f.createdAt as familyCreatedAt',
-            'f.expiresAt as familyExpiresAt',
-            'f.revokedAt',
-            'u.disabledAt',
-            'u.credentialsChangedAt',
-          ])
-          .where('t.tokenHash', '=', hashSecretToken(rawToken))
-          .executeTakeFirst();
+      const outcome = await store.transaction(async (trx) => {
+        const row = await store.findRefreshToken(trx, hashSecretToken(rawToken));
         if (!row || row.revokedAt !== null) return null;
         const familyIsDead =
           row.familyExpiresAt <= nowIso || row.disabledAt !== null || row.credentialsChangedAt > row.familyCreatedAt;
         if (familyIsDead) {
-          await revokeFamily(trx, row.familyId, now);
+          await store.revokeSession(trx, row.familyId, nowIso);
           return null;
         }
         if (row.tokenExpiresAt <= nowIso) return null;
@@ -199,51 +136,26 @@ export function createRefreshTokenStore(deps: { db: Db; clock: Clock; config: Co
         // Conditional on `rotatedAt is null`: of concurrent refreshes with one token exactly one
         // rotates it. The others wait for it (PostgreSQL's row lock; SQLite runs one write
         // transaction at a time), then read when it was rotated and go on as a replay.
-        if (row.rotatedAt === null && (await claimRotation(trx, row.tokenId, nowIso))) {
+        if (row.rotatedAt === null && (await store.claimRotation(trx, row.tokenId, nowIso))) {
           await insertToken(trx, row.familyId, now, issued.refreshToken);
           return issued;
         }
-        const rotatedAt = row.rotatedAt ?? (await rotationTimeOf(trx, row.tokenId));
+        const rotatedAt = row.rotatedAt ?? (await store.rotationTimeOf(trx, row.tokenId));
         const isWithinGrace = rotatedAt !== null && now.getTime() - Date.parse(rotatedAt) < graceMs;
-        if (isWithinGrace && (await isUnrotatedTokenOf(trx, row.familyId, issued.refreshToken, nowIso))) return issued;
-        await revokeFamily(trx, row.familyId, now);
+        const successorHash = hashSecretToken(issued.refreshToken);
+        if (isWithinGrace && (await store.isUnrotatedTokenOf(trx, row.familyId, successorHash, nowIso))) return issued;
+        await store.revokeSession(trx, row.familyId, nowIso);
         return null;
       });
       if (!outcome) throw invalidRefreshToken();
       return outcome;
     },
 
-    /** Ends the session a token belongs to (rotated or not). Unknown tokens are ignored: logout is idempotent. */
-    async revokeFamilyOf(rawToken: string): Promise<void> {
+    async revokeFamilyOf(rawToken) {
       if (!REFRESH_TOKEN_PATTERN.test(rawToken)) return;
-      const row = await db
-        .selectFrom('refreshTokens')
-        .select('familyId')
-        .where('tokenHash', '=', hashSecretToken(rawToken))
-        .executeTakeFirst();
-      if (row) await revokeFamily(db, row.familyId, clock.now());
+      await store.revokeSessionOfRefreshToken(hashSecretToken(rawToken), clock.now().toISOString());
     },
 
-    /**
-     * Deletes what can never be used again: expired tokens, and families that are revoked or
-     * past their absolute lifetime (their tokens go with them).
-     */
-    async prune(): Promise<void> {
-      const nowIso = clock.now().toISOString();
-      await db.transaction().execute(async (trx) => {
-        await trx.deleteFrom('refreshTokens').where('expiresAt', '<=', nowIso).execute();
-        const deadFamilies = trx
-          .selectFrom('refreshFamilies')
-          .select('id')
-          .where((eb) => eb.or([eb('expiresAt', '<=', nowIso), eb('revokedAt', 'is not', null)]));
-        await trx.deleteFrom('refreshTokens').where('familyId', 'in', deadFamilies).execute();
-        await trx
-          .deleteFrom('refreshFamilies')
-          .where((eb) => eb.or([eb('expiresAt', '<=', nowIso), eb('revokedAt', 'is not', null)]))
-          .execute();
-      });
-    },
+    prune: () => store.pruneDead(clock.now().toISOString()),
   };
 }
-
-export type RefreshTokenStore = ReturnType<typeof createRefreshTokenStore>;

@@ -1,13 +1,18 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { CamelCasePlugin, Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { CamelCasePlugin, Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
 import pg from 'pg';
 import { boardMigrations } from './migrations/index.js';
 import type { Tables } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 export type Db = Kysely<Tables>;
+/**
+ * The database or one of its transactions. A store method that must run inside a transaction
+ * another store (or a service) opened takes one as its first argument.
+ */
+export type Executor = Db | Transaction<Tables>;
 
 /** An open board database: the query builder, which dialect it speaks, and how to close it. */
 export interface Database {

@@ -4,13 +4,12 @@ import type { BoardAreas, FileAreaDef } from '../access/board-areas.js';
 import type { Caller } from '../caller.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/load-config.js';
-import type { Db } from '../db/database.js';
 import type { Page, PageRequest } from '../db/keyset.js';
 import { BadRequestError, NotFoundError } from '../errors.js';
 import { presentText } from '../text/strip-ansi.js';
 import { importLocalFile, ingestReceivedFile } from './file-import.js';
 import { type ByteRange, createFileStorage, type FileStorage, type ReceivedFile } from './file-storage.js';
-import { createFileStore, type FileRecord, type StoredFile } from './file-store.js';
+import type { FileRecord, FileStore, StoredFile } from './file-store.js';
 
 /** File area detail (spec 2.8) plus `fileCount` (decisions.md). */
 export interface FileAreaSummary {
@@ -77,7 +76,7 @@ function presentRecord(record: StoredFile, shouldStrip: boolean): FileRecord {
  * of crashed uploads removed before the service is handed out.
  */
 export async function openFileBase(deps: {
-  db: Db;
+  store: FileStore;
   config: Config;
   clock: Clock;
   areas: BoardAreas;
@@ -99,15 +98,14 @@ export async function openFileBase(deps: {
  * uploads, downloads and operator import/remove. HTTP and CLI share it.
  */
 export function createFileService(deps: {
-  db: Db;
+  store: FileStore;
   config: Config;
   clock: Clock;
   areas: BoardAreas;
   access: AreaAccess;
   storage: FileStorage;
 }) {
-  const { config, areas, access, storage, clock } = deps;
-  const store = createFileStore(deps.db);
+  const { store, config, areas, access, storage, clock } = deps;
   const ingestDeps = { store, storage, clock };
   const maxUploadBytes = config.fileBase.maxUploadBytes;
 
@@ -263,6 +261,9 @@ export function createFileService(deps: {
     async recordDownload(caller: Caller, file: StoredFile): Promise<void> {
       await store.recordDownload(file.fileId, caller.kind === 'user' ? caller.user.id : null, file.byteSize);
     },
+
+    /** Files and their bytes on the whole board (the board's statistics). */
+    countFiles: () => store.countFiles(),
 
     /** Operator import (`baud file import`): no ACS, same extraction and duplicate rules as uploads. */
     async importFile(areaTag: string, filePath: string, options: { desc?: string | null } = {}): Promise<FileRecord> {

@@ -1,8 +1,7 @@
-import type { Transaction } from 'kysely';
-import type { Db } from '../db/database.js';
+import type { Db, Executor } from '../db/database.js';
 import { type Page, type PageRequest, pageFromRows, rowsToFetch } from '../db/keyset.js';
-import type { Tables } from '../db/schema.js';
 import { ConflictError } from '../errors.js';
+import type { UserStore } from '../users/user-store.js';
 import { withClashSuffix } from './file-name.js';
 
 /** A file record as the API shows it (decisions.md, "Element shapes"), before ANSI stripping. */
@@ -44,10 +43,13 @@ export interface NewFile {
   readonly estReleaseYear: number | null;
 }
 
+export interface FileTotals {
+  readonly fileCount: number;
+  readonly totalBytes: number;
+}
+
 // Names tried before giving up on finding a free ` (n)` suffix.
 const MAX_CLASH_SUFFIX = 10_000;
-
-type Executor = Db | Transaction<Tables>;
 
 function selectFiles(db: Executor) {
   return db
@@ -101,27 +103,21 @@ function parseHashTags(json: string): string[] {
   }
 }
 
-/** Adds one transfer of `byteSize` bytes to a user's upload or download counters (none for operator/anonymous). */
-async function countUserTransfer(
-  trx: Executor,
-  userId: number | null,
-  direction: 'upload' | 'download',
-  byteSize: number,
-): Promise<void> {
-  if (userId === null) return;
-  await trx
-    .updateTable('users')
-    .set((eb) =>
-      direction === 'upload'
-        ? { uploadCount: eb('uploadCount', '+', 1), uploadBytes: eb('uploadBytes', '+', byteSize) }
-        : { downloadCount: eb('downloadCount', '+', 1), downloadBytes: eb('downloadBytes', '+', byteSize) },
-    )
-    .where('id', '=', userId)
-    .execute();
-}
+/**
+ * The queries of the file base. Every write that touches counters is one transaction; the
+ * uploader's and downloader's counters are the users domain's, written through `users` in it.
+ */
+export function createFileStore(db: Db, users: UserStore) {
+  /** Adds one transfer to a user's counters; operator imports and anonymous downloads count for nobody. */
+  async function countUserTransfer(
+    trx: Executor,
+    userId: number | null,
+    direction: 'upload' | 'download',
+    byteSize: number,
+  ): Promise<void> {
+    if (userId !== null) await users.countTransfer(trx, userId, direction, byteSize);
+  }
 
-/** The queries of the file base. Every write that touches counters is one transaction. */
-export function createFileStore(db: Db) {
   async function findFile(executor: Executor, fileId: number): Promise<StoredFile | null> {
     const row = await selectFiles(executor).where('files.id', '=', fileId).executeTakeFirst();
     return row ? toStoredFile(row) : null;
@@ -172,6 +168,18 @@ export function createFileStore(db: Db) {
       if (page.afterKey !== null) query = query.where('files.id', '<', page.afterKey);
       const rows = await query.orderBy('files.id', 'desc').limit(rowsToFetch(page)).execute();
       return pageFromRows(rows, page, (row) => row.id, toStoredFile);
+    },
+
+    /** Files and their bytes on the whole board, from the per-area counters. */
+    async countFiles(): Promise<FileTotals> {
+      const row = await db
+        .selectFrom('fileAreas')
+        .select((eb) => [
+          eb.fn.coalesce(eb.fn.sum<number>('fileCount'), eb.lit(0)).as('count'),
+          eb.fn.coalesce(eb.fn.sum<number>('totalBytes'), eb.lit(0)).as('bytes'),
+        ])
+        .executeTakeFirstOrThrow();
+      return { fileCount: Number(row.count), totalBytes: Number(row.bytes) };
     },
 
     /** fileCount per area tag (areas without files are absent). */

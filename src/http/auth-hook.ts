@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { looksLikeApiKey, verifyApiKey } from '../auth/api-keys.js';
-import { findLiveSession } from '../auth/sessions.js';
+import { looksLikeApiKey } from '../auth/api-keys.js';
+import type { Credential } from '../auth/caller-service.js';
 import type { Board } from '../board.js';
 import { anonymousCaller, type Caller, type Scope } from '../caller.js';
 import { ForbiddenError, UnauthorizedError } from '../errors.js';
@@ -20,31 +20,21 @@ function requiredScope(method: string): Scope {
 }
 
 /** The raw credential of a request: an API key, an access token, or none. */
-function credentialOf(request: FastifyRequest): { kind: 'apiKey' | 'token'; value: string } | null {
+function credentialOf(request: FastifyRequest): Credential | null {
   const headerKey = request.headers[API_KEY_HEADER];
-  if (typeof headerKey === 'string' && headerKey !== '') return { kind: 'apiKey', value: headerKey };
+  if (typeof headerKey === 'string' && headerKey !== '') return { apiKey: headerKey };
   const authorization = request.headers.authorization;
   if (authorization === undefined || authorization === '') return null;
   const match = /^Bearer +(\S+)\s*$/i.exec(authorization);
   if (!match?.[1]) throw new UnauthorizedError('Only Bearer credentials are accepted.', 'invalid_token');
-  return { kind: looksLikeApiKey(match[1]) ? 'apiKey' : 'token', value: match[1] };
+  return looksLikeApiKey(match[1]) ? { apiKey: match[1] } : { accessToken: match[1] };
 }
 
 async function resolveCaller(board: Board, request: FastifyRequest): Promise<Caller> {
   const isSecure = request.protocol === 'https';
   const credential = credentialOf(request);
   if (!credential) return anonymousCaller(isSecure);
-  if (credential.kind === 'apiKey') {
-    const key = await verifyApiKey(board.db, board.clock, credential.value);
-    const user = key && (await board.users.loadCallerUser(key.userId));
-    if (!key || !user) throw new UnauthorizedError('The API key is unknown or revoked.', 'invalid_token');
-    return { kind: 'user', user, via: 'apiKey', scopes: key.scopes, isSecure, session: null };
-  }
-  const claims = await board.accessTokens.verify(credential.value);
-  const session = claims && (await findLiveSession(board.db, claims.sessionId, claims.userId, board.clock.now()));
-  const user = session && claims ? await board.users.loadCallerUser(claims.userId) : null;
-  if (!session || !user) throw new UnauthorizedError('The access token is invalid or expired.', 'invalid_token');
-  return { kind: 'user', user, via: 'token', scopes: new Set(['read', 'write']), isSecure, session };
+  return board.callers.resolve(credential, { isSecure });
 }
 
 function assertRouteAccess(board: Board, access: RouteAccess, caller: Caller): void {

@@ -2,12 +2,12 @@ import type { AreaAccess } from '../access/area-access.js';
 import type { BoardAreas, MessageAreaDef, MessageConferenceDef } from '../access/board-areas.js';
 import { type Caller, isSysop } from '../caller.js';
 import type { Clock } from '../clock.js';
-import type { Db } from '../db/database.js';
 import { type Page, type PageRequest, pageFromRows } from '../db/keyset.js';
 import { BadRequestError, ForbiddenError, NotFoundError, UnauthorizedError } from '../errors.js';
+import type { UserStore } from '../users/user-store.js';
 import { type MessageNetwork, parseStoredNetwork } from './message-network.js';
 import { checkBody, checkSubject, checkUserName, DEFAULT_TO_USER_NAME, MAX_MESSAGE_ID } from './message-rules.js';
-import { type AreaCounters, createMessageStore, type MessageDetailRow, type MessageSummary } from './message-store.js';
+import type { AreaCounters, MessageDetailRow, MessageStore, MessageSummary } from './message-store.js';
 import { messageUuid } from './message-uuid.js';
 
 export interface ConferenceSummary {
@@ -63,9 +63,15 @@ const NO_MESSAGES: AreaCounters = { messageCount: 0, lastMessageAt: null };
  * listing, reading, posting and deleting messages. Every decision about who may see or use
  * an area is `access`'s; this service adds the message rules (decisions.md "Messages").
  */
-export function createMessageService(deps: { db: Db; clock: Clock; areas: BoardAreas; access: AreaAccess }) {
-  const { clock, areas, access } = deps;
-  const store = createMessageStore(deps.db);
+export function createMessageService(deps: {
+  store: MessageStore;
+  /** Posting reads the poster's autoSignature and counts the post, in the post's transaction. */
+  users: UserStore;
+  clock: Clock;
+  areas: BoardAreas;
+  access: AreaAccess;
+}) {
+  const { store, users, clock, areas, access } = deps;
 
   async function areaDetails(defs: readonly MessageAreaDef[]): Promise<AreaDetail[]> {
     const counters = await store.areaCounters(defs.map((area) => area.areaTag));
@@ -180,16 +186,16 @@ export function createMessageService(deps: { db: Db; clock: Clock; areas: BoardA
       const now = clock.now();
       const timestamp = now.toISOString();
       const uuid = messageUuid(now.getTime());
-      return store.transaction(async (trx) => {
+      return store.transaction(async (queries, trx) => {
         if (
           replyToMessageId !== null &&
-          (replyToMessageId > MAX_MESSAGE_ID || (await trx.areaOfLiveMessage(replyToMessageId)) !== areaTag)
+          (replyToMessageId > MAX_MESSAGE_ID || (await queries.areaOfLiveMessage(replyToMessageId)) !== areaTag)
         ) {
           throw new BadRequestError(`replyToMessageId ${replyToMessageId} is not a message in "${areaTag}".`, [
             { pointer: '/body/replyToMessageId', message: 'is not a message in this area' },
           ]);
         }
-        const signature = (await trx.autoSignatureOf(user.id))?.trim();
+        const signature = (await users.autoSignatureOf(trx, user.id))?.trim();
         const row = {
           uuid,
           areaTag,
@@ -202,11 +208,11 @@ export function createMessageService(deps: { db: Db; clock: Clock; areas: BoardA
           timestamp,
           network: '{}',
         };
-        const ids = await trx.insertMessages([row]);
+        const ids = await queries.insertMessages([row]);
         const messageId = ids.get(uuid);
         if (messageId === undefined) throw new Error('the new message has no id');
-        await trx.addToAreaCounters(areaTag, 1, timestamp);
-        await trx.incrementPostCount(user.id);
+        await queries.addToAreaCounters(areaTag, 1, timestamp);
+        await users.incrementPostCount(trx, user.id);
         return {
           messageId,
           uuid,
@@ -219,6 +225,9 @@ export function createMessageService(deps: { db: Db; clock: Clock; areas: BoardA
         };
       });
     },
+
+    /** Live messages on the whole board (the board's statistics). */
+    countMessages: () => store.countMessages(),
 
     /** Deletes a message (owner or sysop); its area's counters follow in the same transaction. */
     async deleteMessage(caller: Caller, uuid: string): Promise<void> {

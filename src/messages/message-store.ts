@@ -1,7 +1,7 @@
-import type { Insertable } from 'kysely';
+import type { Insertable, Transaction } from 'kysely';
 import type { Db } from '../db/database.js';
 import { type PageRequest, rowsToFetch } from '../db/keyset.js';
-import type { MessagesTable } from '../db/schema.js';
+import type { MessagesTable, Tables } from '../db/schema.js';
 
 export type NewMessageRow = Omit<Insertable<MessagesTable>, 'id' | 'deletedAt'>;
 
@@ -53,9 +53,12 @@ const ROWS_PER_INSERT = 500;
 export function createMessageStore(db: Db) {
   return {
     ...messageQueries(db),
-    /** Runs `work` in one transaction with the queries bound to it. */
-    transaction<T>(work: (queries: MessageQueries) => Promise<T>): Promise<T> {
-      return db.transaction().execute((trx) => work(messageQueries(trx)));
+    /**
+     * Runs `work` in one transaction with the queries bound to it; `trx` is for other domains'
+     * stores that must write in the same transaction (the poster's postCount).
+     */
+    transaction<T>(work: (queries: MessageQueries, trx: Transaction<Tables>) => Promise<T>): Promise<T> {
+      return db.transaction().execute((trx) => work(messageQueries(trx), trx));
     },
   };
 }
@@ -105,6 +108,15 @@ function messageQueries(db: Db) {
       return Number(row.replies);
     },
 
+    /** Live messages on the whole board, from the per-area counters. */
+    async countMessages(): Promise<number> {
+      const row = await db
+        .selectFrom('messageAreas')
+        .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('messageCount'), eb.lit(0)).as('total'))
+        .executeTakeFirstOrThrow();
+      return Number(row.total);
+    },
+
     /** Counters of each area; areas never posted to have no row and are left out. */
     async areaCounters(areaTags: readonly string[]): Promise<Map<string, AreaCounters>> {
       if (areaTags.length === 0) return new Map();
@@ -116,19 +128,6 @@ function messageQueries(db: Db) {
       return new Map(
         rows.map((row) => [row.areaTag, { messageCount: row.messageCount, lastMessageAt: row.lastMessageAt }]),
       );
-    },
-
-    async autoSignatureOf(userId: number): Promise<string | null> {
-      const row = await db.selectFrom('users').select('autoSignature').where('id', '=', userId).executeTakeFirst();
-      return row?.autoSignature ?? null;
-    },
-
-    async incrementPostCount(userId: number): Promise<void> {
-      await db
-        .updateTable('users')
-        .set((eb) => ({ postCount: eb('postCount', '+', 1) }))
-        .where('id', '=', userId)
-        .execute();
     },
 
     /** Multi-row inserts; returns each new row's messageId with its uuid (row order is not relied on). */

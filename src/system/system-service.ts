@@ -1,9 +1,11 @@
-import { activeSessionsQuery } from '../auth/sessions.js';
+import type { SessionStore } from '../auth/session-store.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/load-config.js';
-import type { Db } from '../db/database.js';
+import type { FileService } from '../files/file-service.js';
+import type { MessageService } from '../messages/message-service.js';
 import type { UserService } from '../users/user-service.js';
 import { BAUD_VERSION } from '../version.js';
+import type { SystemStore } from './system-store.js';
 
 export interface BoardInfo {
   boardName: string;
@@ -51,55 +53,54 @@ export interface BoardStats {
   callsToday: number;
 }
 
-/** Board information and statistics, all counted from the database (shared by every node). */
-export function createSystemService(deps: { db: Db; config: Config; clock: Clock; users: UserService }) {
-  const { db, config, clock, users } = deps;
+/** Board information, the node list, last callers and statistics. */
+export interface SystemService {
+  getInfo(): Promise<BoardInfo>;
+  /**
+   * The `limit` (at most 100) most recently active sessions, numbered from 1 in the order
+   * they logged in. Node numbers are positions in this list, not stable ids: HTTP sessions
+   * have no fixed line to sit on.
+   */
+  listNodes(limit?: number): Promise<NodeEntry[]>;
+  /** The most recent interactive logins, newest first (at most 50). */
+  listLastCallers(limit?: number): Promise<LastCallerEntry[]>;
+  /** Totals come from the per-area counters, so stats stay cheap on a board with millions of rows. */
+  getStats(): Promise<BoardStats>;
+}
+
+/**
+ * Counted from the database (shared by every node): the call log is the system's own; sessions,
+ * users, messages and files are counted by their domains.
+ */
+export function createSystemService(deps: {
+  config: Config;
+  clock: Clock;
+  store: SystemStore;
+  sessions: SessionStore;
+  users: Pick<UserService, 'countUsers'>;
+  messages: Pick<MessageService, 'countMessages'>;
+  files: Pick<FileService, 'countFiles'>;
+}): SystemService {
+  const { config, clock, store, sessions, users, messages, files } = deps;
   const startedAt = clock.now();
 
   return {
-    async getInfo(): Promise<BoardInfo> {
+    async getInfo() {
       const now = clock.now();
-      const { nodeCount } = await activeSessionsQuery(db, now)
-        .select((eb) => eb.fn.countAll<number>().as('nodeCount'))
-        .executeTakeFirstOrThrow();
+      const nodeCount = await sessions.countActiveSessions(now);
       return {
         boardName: config.general.boardName,
         version: BAUD_VERSION,
-        nodeCount: Number(nodeCount),
+        nodeCount,
         closedSystem: config.general.closedSystem,
         ...(config.general.sysopName ? { sysopName: config.general.sysopName } : {}),
         uptimeSeconds: Math.max(0, Math.floor((now.getTime() - startedAt.getTime()) / 1000)),
       };
     },
 
-    /**
-     * The `limit` (at most 100) most recently active sessions, numbered from 1 in the order
-     * they logged in. Node numbers are positions in this list, not stable ids: HTTP sessions
-     * have no fixed line to sit on.
-     */
-    async listNodes(limit = MAX_NODES): Promise<NodeEntry[]> {
+    async listNodes(limit = MAX_NODES) {
       const now = clock.now();
-      const mostRecentlyActive = activeSessionsQuery(db, now)
-        .select([
-          'refreshFamilies.id as sessionId',
-          'refreshFamilies.createdAt',
-          'refreshFamilies.lastActivityAt',
-          'refreshFamilies.lastAction',
-          'refreshFamilies.isSecure',
-          'users.id as userId',
-          'users.username',
-          'users.location',
-          'users.affiliations',
-        ])
-        .orderBy('refreshFamilies.lastActivityAt', 'desc')
-        .orderBy('refreshFamilies.id', 'desc')
-        .limit(Math.min(Math.max(1, limit), MAX_NODES));
-      const rows = await db
-        .selectFrom(mostRecentlyActive.as('nodes'))
-        .selectAll()
-        .orderBy('createdAt')
-        .orderBy('sessionId')
-        .execute();
+      const rows = await sessions.listActiveSessions(now, Math.min(Math.max(1, limit), MAX_NODES));
       return rows.map((row, index) => ({
         node: index + 1,
         authenticated: true,
@@ -115,15 +116,8 @@ export function createSystemService(deps: { db: Db; config: Config; clock: Clock
       }));
     },
 
-    /** The most recent interactive logins, newest first (at most 50). */
-    async listLastCallers(limit = MAX_LAST_CALLERS): Promise<LastCallerEntry[]> {
-      const rows = await db
-        .selectFrom('calls')
-        .innerJoin('users', 'users.id', 'calls.userId')
-        .select(['users.id as userId', 'users.username', 'users.location', 'users.affiliations', 'calls.calledAt'])
-        .orderBy('calls.id', 'desc')
-        .limit(Math.min(Math.max(1, limit), MAX_LAST_CALLERS))
-        .execute();
+    async listLastCallers(limit = MAX_LAST_CALLERS) {
+      const rows = await store.listLastCalls(Math.min(Math.max(1, limit), MAX_LAST_CALLERS));
       return rows.map((row) => ({
         userId: row.userId,
         username: row.username,
@@ -133,38 +127,22 @@ export function createSystemService(deps: { db: Db; config: Config; clock: Clock
       }));
     },
 
-    /** Totals come from the per-area counters, so stats stay cheap on a board with millions of rows. */
-    async getStats(): Promise<BoardStats> {
+    async getStats() {
       const now = clock.now();
       const startOfDay = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate())).toISOString();
-      const [totalUsers, messages, files, calls] = await Promise.all([
+      const [totalUsers, totalMessages, fileTotals, calls] = await Promise.all([
         users.countUsers(),
-        db
-          .selectFrom('messageAreas')
-          .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('messageCount'), eb.lit(0)).as('total'))
-          .executeTakeFirstOrThrow(),
-        db
-          .selectFrom('fileAreas')
-          .select((eb) => [
-            eb.fn.coalesce(eb.fn.sum<number>('fileCount'), eb.lit(0)).as('count'),
-            eb.fn.coalesce(eb.fn.sum<number>('totalBytes'), eb.lit(0)).as('bytes'),
-          ])
-          .executeTakeFirstOrThrow(),
-        db
-          .selectFrom('calls')
-          .select((eb) => [
-            eb.fn.countAll<number>().as('total'),
-            eb.fn.count<number>(eb.case().when('calledAt', '>=', startOfDay).then(1).end()).as('today'),
-          ])
-          .executeTakeFirstOrThrow(),
+        messages.countMessages(),
+        files.countFiles(),
+        store.countCalls(startOfDay),
       ]);
       return {
         totalUsers,
-        totalMessages: Number(messages.total),
-        totalFiles: Number(files.count),
-        totalFileBytes: Number(files.bytes),
-        totalCalls: Number(calls.total),
-        callsToday: Number(calls.today),
+        totalMessages,
+        totalFiles: fileTotals.fileCount,
+        totalFileBytes: fileTotals.totalBytes,
+        totalCalls: calls.total,
+        callsToday: calls.today,
       };
     },
   };

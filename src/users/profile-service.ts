@@ -1,8 +1,8 @@
 import { type Caller, type CallerUser, isSysop, type UserCaller } from '../caller.js';
-import type { Db } from '../db/database.js';
 import type { UserRow } from '../db/schema.js';
 import { BadRequestError, type FieldError, UnauthorizedError } from '../errors.js';
-import { findUserRowByName, groupsOfUsers } from './user-service.js';
+import { findUserNamed } from './user-service.js';
+import type { UserStore } from './user-store.js';
 
 /** The fields a user may edit (PUT /users/me) and their maximum lengths in characters (spec 4.5). */
 export const PROFILE_FIELD_MAX_LENGTH = {
@@ -111,11 +111,19 @@ export function normaliseProfileUpdate(update: ProfileUpdate): Partial<Record<Pr
 }
 
 /** Profiles: one's own (read and edit) and other users' public view (spec 2.10, 4.5). */
-export function createProfileService(deps: { db: Db }) {
-  const { db } = deps;
+export interface ProfileService {
+  getOwnProfile(caller: Caller): Promise<OwnProfile>;
+  /** Applies the given fields (all or nothing) and returns the updated profile. */
+  updateOwnProfile(caller: Caller, update: ProfileUpdate): Promise<OwnProfile>;
+  /** Case-insensitive lookup; unknown → NotFoundError. Sysops get the extended view. */
+  getPublicProfile(caller: Caller, username: string): Promise<PublicProfile>;
+}
+
+export function createProfileService(deps: { store: UserStore }): ProfileService {
+  const { store } = deps;
 
   async function ownProfileOf(user: CallerUser): Promise<OwnProfile> {
-    const row = await db.selectFrom('users').selectAll().where('id', '=', user.id).executeTakeFirst();
+    const row = await store.findById(user.id);
     // The auth hook saw this user a moment ago; gone now means deleted in between.
     if (!row) throw new UnauthorizedError('The account no longer exists.');
     return toOwnProfile(row, user.groups);
@@ -127,24 +135,20 @@ export function createProfileService(deps: { db: Db }) {
   }
 
   return {
-    async getOwnProfile(caller: Caller): Promise<OwnProfile> {
+    async getOwnProfile(caller) {
       return ownProfileOf(requireUser(caller).user);
     },
 
-    /** Applies the given fields (all or nothing) and returns the updated profile. */
-    async updateOwnProfile(caller: Caller, update: ProfileUpdate): Promise<OwnProfile> {
+    async updateOwnProfile(caller, update) {
       const user = requireUser(caller).user;
       const values = normaliseProfileUpdate(update);
-      if (Object.keys(values).length > 0) {
-        await db.updateTable('users').set(values).where('id', '=', user.id).execute();
-      }
+      if (Object.keys(values).length > 0) await store.updateProfile(user.id, values);
       return ownProfileOf(user);
     },
 
-    /** Case-insensitive lookup; unknown → NotFoundError. Sysops get the extended view. */
-    async getPublicProfile(caller: Caller, username: string): Promise<PublicProfile> {
+    async getPublicProfile(caller, username) {
       requireUser(caller);
-      const row = await findUserRowByName(db, username);
+      const row = await findUserNamed(store, username);
       const profile: PublicProfile = {
         userId: row.id,
         username: row.username,
@@ -158,7 +162,7 @@ export function createProfileService(deps: { db: Db }) {
       }
       if (isSysop(caller)) {
         Object.assign(profile, {
-          groups: (await groupsOfUsers(db, [row.id])).get(row.id) ?? [],
+          groups: (await store.groupsOf([row.id])).get(row.id) ?? [],
           emailAddress: row.emailAddress ?? '',
           lastLogin: row.lastLoginAt,
           loginCount: row.loginCount,
@@ -171,8 +175,6 @@ export function createProfileService(deps: { db: Db }) {
     },
   };
 }
-
-export type ProfileService = ReturnType<typeof createProfileService>;
 
 function toOwnProfile(row: UserRow, groups: readonly string[]): OwnProfile {
   return {

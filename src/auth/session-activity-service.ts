@@ -1,7 +1,7 @@
 import type { LiveSession } from '../caller.js';
 import type { Clock } from '../clock.js';
-import type { Db } from '../db/database.js';
-import { ACTIVE_SESSION_WINDOW_MS } from './sessions.js';
+import type { UserStore } from '../users/user-store.js';
+import { ACTIVE_SESSION_WINDOW_MS, type SessionStore } from './session-store.js';
 
 /** A session's activity is written at most this often, so reads do not all turn into writes. */
 export const ACTIVITY_WRITE_INTERVAL_MS = 60_000;
@@ -15,40 +15,38 @@ export interface SessionActivity {
   readonly isSecure: boolean;
 }
 
+export interface SessionActivityService {
+  /** Records a request of a login session (at most once a minute per session). */
+  touch(activity: SessionActivity): Promise<void>;
+}
+
 /**
  * Records what a login session is doing (the node list) and adds its time to the user's
  * `minutesOnline`. Only gaps shorter than the active window count as time online: a session
  * idle for longer was not "on".
  */
-export function createSessionActivityStore(deps: { db: Db; clock: Clock }) {
-  const { db, clock } = deps;
+export function createSessionActivityService(deps: {
+  sessions: SessionStore;
+  users: UserStore;
+  clock: Clock;
+}): SessionActivityService {
+  const { sessions, users, clock } = deps;
 
   return {
-    async touch(activity: SessionActivity): Promise<void> {
+    async touch(activity) {
       const now = clock.now();
       const { session } = activity;
       const gapMs = now.getTime() - Date.parse(session.lastActivityAt);
       if (gapMs < ACTIVITY_WRITE_INTERVAL_MS) return;
       const minutes = gapMs < ACTIVE_SESSION_WINDOW_MS ? Math.round(gapMs / 60_000) : 0;
       // Conditional on the value read: of two requests racing here, only one adds the gap.
-      const updated = await db
-        .updateTable('refreshFamilies')
-        .set({ lastActivityAt: now.toISOString(), lastAction: activity.action, isSecure: activity.isSecure ? 1 : 0 })
-        .where('id', '=', session.id)
-        .where('lastActivityAt', '=', session.lastActivityAt)
-        .executeTakeFirst();
-      if (Number(updated.numUpdatedRows) !== 1 || minutes === 0) return;
+      const update = { at: now.toISOString(), action: activity.action, isSecure: activity.isSecure };
+      if (!(await sessions.recordActivity(session, update)) || minutes === 0) return;
       // Not in one transaction with the update above on purpose: holding the session's row
       // while waiting for the user's would deadlock with a login, which locks the user's row
       // and then ends that user's oldest sessions. A crash in between loses a few minutes of
       // a statistic, nothing more.
-      await db
-        .updateTable('users')
-        .set((eb) => ({ minutesOnline: eb('minutesOnline', '+', minutes) }))
-        .where('id', '=', activity.userId)
-        .execute();
+      await users.addMinutesOnline(activity.userId, minutes);
     },
   };
 }
-
-export type SessionActivityStore = ReturnType<typeof createSessionActivityStore>;

@@ -1,0 +1,104 @@
+import type { Transaction } from 'kysely';
+import type { Db, Executor } from '../db/database.js';
+import type { Tables } from '../db/schema.js';
+
+/** A subject's throttle window as a slot request sees it. */
+export interface SlotRequest {
+  /** `user:<usernameKey>` or `ip:<address>`. */
+  readonly subject: string;
+  /** When a window opened now would start. */
+  readonly now: string;
+  /** A window that started at or before this is over: the request opens a new one. */
+  readonly windowOverAt: string;
+  /** Attempts a window holds. */
+  readonly maxAttempts: number;
+}
+
+export interface LoginAttemptStore {
+  /** Runs `work` in one transaction; methods that take an executor join it. */
+  transaction<T>(work: (trx: Transaction<Tables>) => Promise<T>): Promise<T>;
+  /**
+   * Takes a slot in the subject's window, opening a new window if the last one is over, in one
+   * atomic upsert; returns the window's start, or undefined when the window is full (then
+   * nothing changed). The row lock the upsert takes orders racing attempts.
+   */
+  takeSlot(trx: Executor, request: SlotRequest): Promise<string | undefined>;
+  /** When the subject's current window started (the subject has one). */
+  windowStartOf(trx: Executor, subject: string): Promise<string>;
+  /** Forgets the subject's window. */
+  deleteWindow(trx: Executor, subject: string): Promise<void>;
+  /** Gives back one slot of the subject's window if it is still the one that started at `windowStartedAt`. */
+  giveBackSlot(trx: Executor, subject: string, windowStartedAt: string): Promise<void>;
+  /** Deletes every window that started at or before `windowOverAt`. */
+  deleteWindowsOver(windowOverAt: string): Promise<void>;
+}
+
+/** Every query of the login throttle's windows (`login_attempts`). */
+export function createLoginAttemptStore(db: Db): LoginAttemptStore {
+  return {
+    transaction: (work) => db.transaction().execute(work),
+
+    async takeSlot(trx, { subject, now, windowOverAt, maxAttempts }) {
+      const taken = await trx
+        .insertInto('loginAttempts')
+        .values({ subject, windowStartedAt: now, attemptCount: 1 })
+        .onConflict((conflict) =>
+          conflict
+            .column('subject')
+            .doUpdateSet((eb) => {
+              const windowIsOver = eb('loginAttempts.windowStartedAt', '<=', windowOverAt);
+              return {
+                windowStartedAt: eb
+                  .case()
+                  .when(windowIsOver)
+                  .then(now)
+                  .else(eb.ref('loginAttempts.windowStartedAt'))
+                  .end(),
+                attemptCount: eb
+                  .case()
+                  .when(windowIsOver)
+                  .then(eb.lit(1))
+                  .else(eb('loginAttempts.attemptCount', '+', 1))
+                  .end(),
+              };
+            })
+            .where((eb) =>
+              eb.or([
+                eb('loginAttempts.windowStartedAt', '<=', windowOverAt),
+                eb('loginAttempts.attemptCount', '<', maxAttempts),
+              ]),
+            ),
+        )
+        .returning('windowStartedAt')
+        .executeTakeFirst();
+      return taken?.windowStartedAt;
+    },
+
+    async windowStartOf(trx, subject) {
+      const row = await trx
+        .selectFrom('loginAttempts')
+        .select('windowStartedAt')
+        .where('subject', '=', subject)
+        .executeTakeFirstOrThrow();
+      return row.windowStartedAt;
+    },
+
+    async deleteWindow(trx, subject) {
+      await trx.deleteFrom('loginAttempts').where('subject', '=', subject).execute();
+    },
+
+    async giveBackSlot(trx, subject, windowStartedAt) {
+      await trx
+        .updateTable('loginAttempts')
+        .set((eb) => ({ attemptCount: eb('attemptCount', '-', 1) }))
+        .where('subject', '=', subject)
+        .where('windowStartedAt', '=', windowStartedAt)
+        .where('attemptCount', '>', 0)
+        .execute();
+    },
+
+    async deleteWindowsOver(windowOverAt) {
+      await db.deleteFrom('loginAttempts').where('windowStartedAt', '<=', windowOverAt).execute();
+    },
+  };
+}

@@ -1,0 +1,305 @@
+import type { Transaction } from 'kysely';
+import type { LiveSession } from '../caller.js';
+import type { Db, Executor } from '../db/database.js';
+import type { Tables } from '../db/schema.js';
+
+/** A login session counts as an active node while it is alive and was used this recently. */
+export const ACTIVE_SESSION_WINDOW_MS = 15 * 60 * 1000;
+
+/** A new login session (refresh family). */
+export interface NewSession {
+  readonly id: string;
+  readonly userId: number;
+  readonly createdAt: string;
+  readonly expiresAt: string;
+  readonly isSecure: boolean;
+  readonly clientAddress: string;
+}
+
+export interface NewRefreshToken {
+  readonly familyId: string;
+  readonly tokenHash: string;
+  readonly createdAt: string;
+  readonly expiresAt: string;
+}
+
+/** A refresh token with its family and the family's user, as a rotation decides on it. */
+export interface PresentedRefreshToken {
+  readonly tokenId: number;
+  readonly tokenExpiresAt: string;
+  readonly rotatedAt: string | null;
+  readonly familyId: string;
+  readonly userId: number;
+  readonly familyCreatedAt: string;
+  readonly familyExpiresAt: string;
+  readonly revokedAt: string | null;
+  readonly disabledAt: string | null;
+  readonly credentialsChangedAt: string;
+}
+
+/** An active session with what the node list shows of its user. */
+export interface ActiveSessionRow {
+  readonly sessionId: string;
+  readonly createdAt: string;
+  readonly lastActivityAt: string;
+  readonly lastAction: string;
+  readonly isSecure: number;
+  readonly userId: number;
+  readonly username: string;
+  readonly location: string | null;
+  readonly affiliations: string | null;
+}
+
+/** What a request did last in its session (the node list). */
+export interface SessionActivityUpdate {
+  readonly at: string;
+  readonly action: string;
+  readonly isSecure: boolean;
+}
+
+export interface SessionStore {
+  /** Runs `work` in one transaction; methods that take an executor join it. */
+  transaction<T>(work: (trx: Transaction<Tables>) => Promise<T>): Promise<T>;
+  /** The session `sessionId` of `userId`, if it is alive at `now`. */
+  findLiveSession(sessionId: string, userId: number, now: Date): Promise<LiveSession | undefined>;
+  /** Live sessions used within `ACTIVE_SESSION_WINDOW_MS` of `now`: the board's `nodeCount`. */
+  countActiveSessions(now: Date): Promise<number>;
+  /** The `limit` most recently active sessions, in the order they logged in. */
+  listActiveSessions(now: Date, limit: number): Promise<ActiveSessionRow[]>;
+  /**
+   * Records activity unless the session's `lastActivityAt` is no longer `session.lastActivityAt`:
+   * of two requests racing here, only one writes. True when this call wrote.
+   */
+  recordActivity(session: LiveSession, update: SessionActivityUpdate): Promise<boolean>;
+  insertSession(trx: Executor, session: NewSession): Promise<void>;
+  insertRefreshToken(trx: Executor, token: NewRefreshToken): Promise<void>;
+  /**
+   * Revokes the user's sessions other than `keptSessionId` and the `keep - 1` newest live ones
+   * (dead sessions it meets are marked revoked too).
+   */
+  revokeAllButNewestSessions(
+    trx: Executor,
+    input: { readonly userId: number; readonly keptSessionId: string; readonly keep: number; readonly now: Date },
+  ): Promise<void>;
+  findRefreshToken(trx: Executor, tokenHash: string): Promise<PresentedRefreshToken | undefined>;
+  /** Marks a token rotated unless someone else already has; true when this call did. */
+  claimRotation(trx: Executor, tokenId: number, rotatedAt: string): Promise<boolean>;
+  rotationTimeOf(trx: Executor, tokenId: number): Promise<string | null>;
+  /** Whether the token with `tokenHash` belongs to `familyId`, is unexpired at `now` and not rotated yet. */
+  isUnrotatedTokenOf(trx: Executor, familyId: string, tokenHash: string, now: string): Promise<boolean>;
+  /** Revokes the session a refresh token (rotated or not) belongs to; an unknown token changes nothing. */
+  revokeSessionOfRefreshToken(tokenHash: string, revokedAt: string): Promise<void>;
+  /** Revokes a session unless it already is (its first revocation time stays). */
+  revokeSession(trx: Executor, sessionId: string, revokedAt: string): Promise<void>;
+  /**
+   * Deletes what can never be used again at `now`: expired tokens, and sessions that are
+   * revoked or past their absolute lifetime (their tokens go with them).
+   */
+  pruneDead(now: string): Promise<void>;
+}
+
+/**
+ * Every query of login sessions (`refresh_families`) and their refresh tokens. A session is
+ * alive while it is not revoked, not past its absolute lifetime, and its user is enabled and
+ * unchanged since the login (a password change or disabling ends every session): those last
+ * two are the users table's columns, joined here because this is the one definition of "alive".
+ */
+export function createSessionStore(db: Db): SessionStore {
+  function liveSessionsQuery(executor: Executor, now: Date) {
+    return executor
+      .selectFrom('refreshFamilies')
+      .innerJoin('users', 'users.id', 'refreshFamilies.userId')
+      .where('refreshFamilies.revokedAt', 'is', null)
+      .where('refreshFamilies.expiresAt', '>', now.toISOString())
+      .where('users.disabledAt', 'is', null)
+      .whereRef('users.credentialsChangedAt', '<=', 'refreshFamilies.createdAt');
+  }
+
+  function activeSessionsQuery(now: Date) {
+    return liveSessionsQuery(db, now).where(
+      'refreshFamilies.lastActivityAt',
+      '>',
+      new Date(now.getTime() - ACTIVE_SESSION_WINDOW_MS).toISOString(),
+    );
+  }
+
+  async function revokeSession(trx: Executor, sessionId: string, revokedAt: string): Promise<void> {
+    await trx
+      .updateTable('refreshFamilies')
+      .set({ revokedAt })
+      .where('id', '=', sessionId)
+      .where('revokedAt', 'is', null)
+      .execute();
+  }
+
+  return {
+    transaction: (work) => db.transaction().execute(work),
+
+    findLiveSession: (sessionId, userId, now) =>
+      liveSessionsQuery(db, now)
+        .select(['refreshFamilies.id', 'refreshFamilies.lastActivityAt'])
+        .where('refreshFamilies.id', '=', sessionId)
+        .where('refreshFamilies.userId', '=', userId)
+        .executeTakeFirst(),
+
+    async countActiveSessions(now) {
+      const { nodeCount } = await activeSessionsQuery(now)
+        .select((eb) => eb.fn.countAll<number>().as('nodeCount'))
+        .executeTakeFirstOrThrow();
+      return Number(nodeCount);
+    },
+
+    listActiveSessions(now, limit) {
+      const mostRecentlyActive = activeSessionsQuery(now)
+        .select([
+          'refreshFamilies.id as sessionId',
+          'refreshFamilies.createdAt',
+          'refreshFamilies.lastActivityAt',
+          'refreshFamilies.lastAction',
+          'refreshFamilies.isSecure',
+          'users.id as userId',
+          'users.username',
+          'users.location',
+          'users.affiliations',
+        ])
+        .orderBy('refreshFamilies.lastActivityAt', 'desc')
+        .orderBy('refreshFamilies.id', 'desc')
+        .limit(limit);
+      return db
+        .selectFrom(mostRecentlyActive.as('nodes'))
+        .selectAll()
+        .orderBy('createdAt')
+        .orderBy('sessionId')
+        .execute();
+    },
+
+    async recordActivity(session, update) {
+      const updated = await db
+        .updateTable('refreshFamilies')
+        .set({ lastActivityAt: update.at, lastAction: update.action, isSecure: update.isSecure ? 1 : 0 })
+        .where('id', '=', session.id)
+        .where('lastActivityAt', '=', session.lastActivityAt)
+        .executeTakeFirst();
+      return Number(updated.numUpdatedRows) === 1;
+    },
+
+    async insertSession(trx, session) {
+      await trx
+        .insertInto('refreshFamilies')
+        .values({
+          id: session.id,
+          userId: session.userId,
+          createdAt: session.createdAt,
+          expiresAt: session.expiresAt,
+          lastActivityAt: session.createdAt,
+          lastAction: 'Logging in',
+          isSecure: session.isSecure ? 1 : 0,
+          clientAddress: session.clientAddress,
+          revokedAt: null,
+        })
+        .execute();
+    },
+
+    async insertRefreshToken(trx, token) {
+      await trx
+        .insertInto('refreshTokens')
+        .values({ ...token, rotatedAt: null })
+        .execute();
+    },
+
+    async revokeAllButNewestSessions(trx, input) {
+      const newestOthers = liveSessionsQuery(trx, input.now)
+        .select('refreshFamilies.id')
+        .where('refreshFamilies.userId', '=', input.userId)
+        .where('refreshFamilies.id', '!=', input.keptSessionId)
+        .orderBy('refreshFamilies.createdAt', 'desc')
+        .orderBy('refreshFamilies.id', 'desc')
+        .limit(input.keep - 1);
+      await trx
+        .updateTable('refreshFamilies')
+        .set({ revokedAt: input.now.toISOString() })
+        .where('userId', '=', input.userId)
+        .where('revokedAt', 'is', null)
+        .where('id', '!=', input.keptSessionId)
+        .where('id', 'not in', newestOthers)
+        .execute();
+    },
+
+    findRefreshToken: (trx, tokenHash) =>
+      trx
+        .selectFrom('refreshTokens as t')
+        .innerJoin('refreshFamilies as f', 'f.id', 't.familyId')
+        .innerJoin('users as u', 'u.id', 'f.userId')
+        .select([
+          't.id as tokenId',
+          't.expiresAt as tokenExpiresAt',
+          't.rotatedAt',
+          'f.id as familyId',
+          'f.userId',
+          'f.createdAt as familyCreatedAt',
+          'f.expiresAt as familyExpiresAt',
+          'f.revokedAt',
+          'u.disabledAt',
+          'u.credentialsChangedAt',
+        ])
+        .where('t.tokenHash', '=', tokenHash)
+        .executeTakeFirst(),
+
+    async claimRotation(trx, tokenId, rotatedAt) {
+      const claimed = await trx
+        .updateTable('refreshTokens')
+        .set({ rotatedAt })
+        .where('id', '=', tokenId)
+        .where('rotatedAt', 'is', null)
+        .executeTakeFirst();
+      return Number(claimed.numUpdatedRows) === 1;
+    },
+
+    async rotationTimeOf(trx, tokenId) {
+      const row = await trx
+        .selectFrom('refreshTokens')
+        .select('rotatedAt')
+        .where('id', '=', tokenId)
+        .executeTakeFirst();
+      return row?.rotatedAt ?? null;
+    },
+
+    async isUnrotatedTokenOf(trx, familyId, tokenHash, now) {
+      const row = await trx
+        .selectFrom('refreshTokens')
+        .select('id')
+        .where('tokenHash', '=', tokenHash)
+        .where('familyId', '=', familyId)
+        .where('rotatedAt', 'is', null)
+        .where('expiresAt', '>', now)
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+
+    async revokeSessionOfRefreshToken(tokenHash, revokedAt) {
+      const row = await db
+        .selectFrom('refreshTokens')
+        .select('familyId')
+        .where('tokenHash', '=', tokenHash)
+        .executeTakeFirst();
+      if (row) await revokeSession(db, row.familyId, revokedAt);
+    },
+
+    revokeSession,
+
+    async pruneDead(now) {
+      await db.transaction().execute(async (trx) => {
+        await trx.deleteFrom('refreshTokens').where('expiresAt', '<=', now).execute();
+        const deadFamilies = trx
+          .selectFrom('refreshFamilies')
+          .select('id')
+          .where((eb) => eb.or([eb('expiresAt', '<=', now), eb('revokedAt', 'is not', null)]));
+        await trx.deleteFrom('refreshTokens').where('familyId', 'in', deadFamilies).execute();
+        await trx
+          .deleteFrom('refreshFamilies')
+          .where((eb) => eb.or([eb('expiresAt', '<=', now), eb('revokedAt', 'is not', null)]))
+          .execute();
+      });
+    },
+  };
+}

@@ -1,0 +1,207 @@
+import type { Transaction } from 'kysely';
+import type { Db, Executor } from '../db/database.js';
+import type { Tables, UserRow } from '../db/schema.js';
+import { usernameKey } from './username.js';
+
+/** What a new account is created with; every other column starts empty or at zero. */
+export interface NewAccount {
+  readonly username: string;
+  readonly passwordHash: string;
+  readonly emailAddress: string | null;
+  readonly createdAt: string;
+}
+
+/** What a login checks before it counts: the account's hash and whether it is disabled. */
+export interface LoginCredentials {
+  readonly id: number;
+  readonly passwordHash: string;
+  readonly disabledAt: string | null;
+}
+
+/** The profile columns a user edits (PUT /users/me); null clears one. */
+export type ProfileColumns = Partial<
+  Record<'realName' | 'location' | 'affiliations' | 'webAddress' | 'autoSignature', string | null>
+>;
+
+export interface UserStore {
+  /** Runs `work` in one transaction; methods that take an executor join it. */
+  transaction<T>(work: (trx: Transaction<Tables>) => Promise<T>): Promise<T>;
+  /** The account named `username`, case-insensitively. */
+  findByName(username: string): Promise<UserRow | undefined>;
+  findById(userId: number): Promise<UserRow | undefined>;
+  /** The account unless it is gone or disabled. */
+  findEnabledById(userId: number): Promise<UserRow | undefined>;
+  /** Every account, oldest first. */
+  listAll(): Promise<UserRow[]>;
+  count(): Promise<number>;
+  /** Group names of each user, sorted; users without groups map to []. */
+  groupsOf(userIds: readonly number[]): Promise<Map<number, string[]>>;
+  /** Creates the account and its group memberships; null when its name is taken. */
+  insertUser(account: NewAccount, groups: readonly string[]): Promise<number | null>;
+  /** Sets the password hash and `credentialsChangedAt` (which ends every older session). */
+  setPasswordHash(trx: Executor, userId: number, passwordHash: string, changedAt: string): Promise<void>;
+  /** Joins a group; already a member is no change. */
+  addGroup(userId: number, group: string): Promise<void>;
+  removeGroup(userId: number, group: string): Promise<void>;
+  setDisabledState(userId: number, state: { disabledAt: string | null; credentialsChangedAt?: string }): Promise<void>;
+  updateProfile(userId: number, columns: ProfileColumns): Promise<void>;
+  findLoginCredentials(usernameKey: string): Promise<LoginCredentials | undefined>;
+  /** Counts a login: `loginCount` and `lastLoginAt`. Takes the login's transaction; locks the user's row. */
+  recordLogin(trx: Executor, userId: number, at: string): Promise<void>;
+  addMinutesOnline(userId: number, minutes: number): Promise<void>;
+  autoSignatureOf(trx: Executor, userId: number): Promise<string | null>;
+  incrementPostCount(trx: Executor, userId: number): Promise<void>;
+  /** Adds one transfer of `byteSize` bytes to the user's upload or download counters. */
+  countTransfer(trx: Executor, userId: number, direction: 'upload' | 'download', byteSize: number): Promise<void>;
+}
+
+/**
+ * Every query of the users domain (`users`, `user_groups`). Other domains change a user's
+ * counters through here, inside their own transactions (posting, uploads, logins).
+ */
+export function createUserStore(db: Db): UserStore {
+  return {
+    transaction: (work) => db.transaction().execute(work),
+
+    findByName: (username) =>
+      db.selectFrom('users').selectAll().where('usernameKey', '=', usernameKey(username)).executeTakeFirst(),
+
+    findById: (userId) => db.selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirst(),
+
+    findEnabledById: (userId) =>
+      db.selectFrom('users').selectAll().where('id', '=', userId).where('disabledAt', 'is', null).executeTakeFirst(),
+
+    listAll: () => db.selectFrom('users').selectAll().orderBy('id').execute(),
+
+    async count() {
+      const { count } = await db
+        .selectFrom('users')
+        .select((eb) => eb.fn.countAll<number>().as('count'))
+        .executeTakeFirstOrThrow();
+      return Number(count);
+    },
+
+    async groupsOf(userIds) {
+      const groups = new Map<number, string[]>(userIds.map((id) => [id, []]));
+      if (userIds.length === 0) return groups;
+      const rows = await db
+        .selectFrom('userGroups')
+        .select(['userId', 'groupName'])
+        .where('userId', 'in', [...userIds])
+        .orderBy('groupName')
+        .execute();
+      for (const row of rows) groups.get(row.userId)?.push(row.groupName);
+      return groups;
+    },
+
+    insertUser(account, groups) {
+      const key = usernameKey(account.username);
+      return db.transaction().execute(async (trx) => {
+        const clash = await trx.selectFrom('users').select('id').where('usernameKey', '=', key).executeTakeFirst();
+        if (clash) return null;
+        const { id } = await trx
+          .insertInto('users')
+          .values({
+            username: account.username,
+            usernameKey: key,
+            passwordHash: account.passwordHash,
+            emailAddress: account.emailAddress,
+            realName: null,
+            location: null,
+            affiliations: null,
+            webAddress: null,
+            autoSignature: null,
+            createdAt: account.createdAt,
+            disabledAt: null,
+            credentialsChangedAt: account.createdAt,
+            lastLoginAt: null,
+          })
+          .returning('id')
+          .executeTakeFirstOrThrow();
+        if (groups.length > 0) {
+          await trx
+            .insertInto('userGroups')
+            .values(groups.map((groupName) => ({ userId: id, groupName })))
+            .execute();
+        }
+        return id;
+      });
+    },
+
+    async setPasswordHash(trx, userId, passwordHash, changedAt) {
+      await trx
+        .updateTable('users')
+        .set({ passwordHash, credentialsChangedAt: changedAt })
+        .where('id', '=', userId)
+        .execute();
+    },
+
+    async addGroup(userId, group) {
+      await db
+        .insertInto('userGroups')
+        .values({ userId, groupName: group })
+        .onConflict((conflict) => conflict.columns(['userId', 'groupName']).doNothing())
+        .execute();
+    },
+
+    async removeGroup(userId, group) {
+      await db.deleteFrom('userGroups').where('userId', '=', userId).where('groupName', '=', group).execute();
+    },
+
+    async setDisabledState(userId, state) {
+      await db.updateTable('users').set(state).where('id', '=', userId).execute();
+    },
+
+    async updateProfile(userId, columns) {
+      await db.updateTable('users').set(columns).where('id', '=', userId).execute();
+    },
+
+    findLoginCredentials: (key) =>
+      db
+        .selectFrom('users')
+        .select(['id', 'passwordHash', 'disabledAt'])
+        .where('usernameKey', '=', key)
+        .executeTakeFirst(),
+
+    async recordLogin(trx, userId, at) {
+      await trx
+        .updateTable('users')
+        .set((eb) => ({ loginCount: eb('loginCount', '+', 1), lastLoginAt: at }))
+        .where('id', '=', userId)
+        .execute();
+    },
+
+    async addMinutesOnline(userId, minutes) {
+      await db
+        .updateTable('users')
+        .set((eb) => ({ minutesOnline: eb('minutesOnline', '+', minutes) }))
+        .where('id', '=', userId)
+        .execute();
+    },
+
+    async autoSignatureOf(trx, userId) {
+      const row = await trx.selectFrom('users').select('autoSignature').where('id', '=', userId).executeTakeFirst();
+      return row?.autoSignature ?? null;
+    },
+
+    async incrementPostCount(trx, userId) {
+      await trx
+        .updateTable('users')
+        .set((eb) => ({ postCount: eb('postCount', '+', 1) }))
+        .where('id', '=', userId)
+        .execute();
+    },
+
+    async countTransfer(trx, userId, direction, byteSize) {
+      await trx
+        .updateTable('users')
+        .set((eb) =>
+          direction === 'upload'
+            ? { uploadCount: eb('uploadCount', '+', 1), uploadBytes: eb('uploadBytes', '+', byteSize) }
+            : { downloadCount: eb('downloadCount', '+', 1), downloadBytes: eb('downloadBytes', '+', byteSize) },
+        )
+        .where('id', '=', userId)
+        .execute();
+    },
+  };
+}
