@@ -35,3 +35,8 @@ export function pageFromRows<Row, Item>(
     nextKey: hasNextPage && last !== undefined ? keyOf(last) : null,
   };
 }
+
+/** The same page with each item turned into another (presentation after the query). */
+export function mapPage<Item, Mapped>(page: Page<Item>, toItem: (item: Item) => Mapped): Page<Mapped> {
+  return { items: page.items.map(toItem), nextKey: page.nextKey };
+}

@@ -4,12 +4,12 @@ import type { BoardAreas, FileAreaDef } from '../access/board-areas.js';
 import type { Caller } from '../caller.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/load-config.js';
-import type { Page, PageRequest } from '../db/keyset.js';
+import { mapPage, type Page, type PageRequest } from '../db/keyset.js';
 import { BadRequestError, NotFoundError } from '../errors.js';
 import { presentText } from '../text/strip-ansi.js';
 import { importLocalFile, ingestReceivedFile } from './file-import.js';
 import { type ByteRange, createFileStorage, type FileStorage, type ReceivedFile } from './file-storage.js';
-import type { FileRecord, FileStore, StoredFile } from './file-store.js';
+import type { FileRecord, FileStore, FileTotals, StoredFile } from './file-store.js';
 
 /** File area detail (spec 2.8) plus `fileCount` (decisions.md). */
 export interface FileAreaSummary {
@@ -96,7 +96,40 @@ export async function openFileBase(deps: {
 /**
  * The file base's rules: who sees which area and file (via the board's area access),
  * uploads, downloads and operator import/remove. HTTP and CLI share it.
+ *
+ * `shouldStrip` is `?stripAnsi`, as for messages: descriptions come back ANSI-stripped when it
+ * is true and exactly as stored when it is false or left out. Files are always stored unstripped.
  */
+export interface FileService {
+  /** File areas the caller may browse, in configuration order. */
+  listAreas(caller: Caller, shouldStrip?: boolean): Promise<FileAreaSummary[]>;
+  getArea(caller: Caller, areaTag: string, shouldStrip?: boolean): Promise<FileAreaSummary>;
+  /** Files of an area, newest first (keyset on fileId). */
+  listAreaFiles(caller: Caller, areaTag: string, page: PageRequest, shouldStrip?: boolean): Promise<Page<FileRecord>>;
+  getFile(caller: Caller, fileId: number, shouldStrip?: boolean): Promise<FileRecord>;
+  /** Throws 404/401/403 unless the caller may upload to `areaTag`; call before reading any body. */
+  assertCanUpload(caller: Caller, areaTag: string): void;
+  /**
+   * Stores an upload: `file` (required, streamed to disk with SHA-256 and size, cut off at
+   * `fileBase.maxUploadBytes` → 413), optional `desc` and `hashTags` fields. Any other part →
+   * 400; same content already in the area → 409. Nothing is left on disk on failure. The
+   * record comes back presented like `getFile`.
+   */
+  upload(caller: Caller, areaTag: string, parts: AsyncIterable<UploadPart>, shouldStrip?: boolean): Promise<FileRecord>;
+  /** The file if the caller may download it (read + download ACS). */
+  downloadableFile(caller: Caller, fileId: number): Promise<StoredFile>;
+  /** A stream of the file's bytes; 404 (and a warning in the log) when they are missing on disk. */
+  openContent(file: StoredFile, range: ByteRange | undefined, log: WarnLogger): Promise<Readable>;
+  /** Counts a completed full download for the file and (if any) the downloading user. */
+  recordDownload(caller: Caller, file: StoredFile): Promise<void>;
+  /** Files and their bytes on the whole board (the board's statistics). */
+  countFiles(): Promise<FileTotals>;
+  /** Operator import (`baud file import`): no ACS, same extraction and duplicate rules as uploads. */
+  importFile(areaTag: string, filePath: string, options?: { desc?: string | null }): Promise<FileRecord>;
+  /** Operator remove (`baud file remove`): the row and counters, then the bytes on disk. */
+  removeFile(fileId: number): Promise<FileRecord>;
+}
+
 export function createFileService(deps: {
   store: FileStore;
   config: Config;
@@ -104,7 +137,7 @@ export function createFileService(deps: {
   areas: BoardAreas;
   access: AreaAccess;
   storage: FileStorage;
-}) {
+}): FileService {
   const { store, config, areas, access, storage, clock } = deps;
   const ingestDeps = { store, storage, clock };
   const maxUploadBytes = config.fileBase.maxUploadBytes;
@@ -129,55 +162,33 @@ export function createFileService(deps: {
   }
 
   return {
-    store,
-    storage,
-
-    /** File areas the caller may browse, in configuration order. */
-    async listAreas(caller: Caller, shouldStrip: boolean): Promise<FileAreaSummary[]> {
+    async listAreas(caller, shouldStrip = false) {
       const counts = await store.fileCounts();
       return [...areas.fileAreas.values()]
         .filter((area) => access.canReadFileArea(caller, area))
         .map((area) => summarise(area, counts, shouldStrip));
     },
 
-    async getArea(caller: Caller, areaTag: string, shouldStrip: boolean): Promise<FileAreaSummary> {
+    async getArea(caller, areaTag, shouldStrip = false) {
       const area = access.readableFileArea(caller, areaTag);
       return summarise(area, await store.fileCounts(), shouldStrip);
     },
 
-    async listAreaFiles(
-      caller: Caller,
-      areaTag: string,
-      page: PageRequest,
-      shouldStrip: boolean,
-    ): Promise<Page<FileRecord>> {
+    async listAreaFiles(caller, areaTag, page, shouldStrip = false) {
       access.readableFileArea(caller, areaTag);
       const files = await store.listAreaFiles(areaTag, page);
-      return { items: files.items.map((file) => presentRecord(file, shouldStrip)), nextKey: files.nextKey };
+      return mapPage(files, (file) => presentRecord(file, shouldStrip));
     },
 
-    async getFile(caller: Caller, fileId: number, shouldStrip: boolean): Promise<FileRecord> {
+    async getFile(caller, fileId, shouldStrip = false) {
       return presentRecord(await visibleFile(caller, fileId, 'read'), shouldStrip);
     },
 
-    /** Throws 404/401/403 unless the caller may upload to `areaTag`; call before reading any body. */
-    assertCanUpload(caller: Caller, areaTag: string): void {
+    assertCanUpload(caller, areaTag) {
       access.writableFileArea(caller, areaTag);
     },
 
-    /**
-     * Stores an upload: `file` (required, streamed to disk with SHA-256 and size, cut off at
-     * `fileBase.maxUploadBytes` → 413), optional `desc` and `hashTags` fields. Any other part →
-     * 400; same content already in the area → 409. Nothing is left on disk on failure. The
-     * record comes back presented like `getFile` (ANSI stripped when `shouldStrip`); it is
-     * stored unstripped.
-     */
-    async upload(
-      caller: Caller,
-      areaTag: string,
-      parts: AsyncIterable<UploadPart>,
-      shouldStrip: boolean,
-    ): Promise<FileRecord> {
+    async upload(caller, areaTag, parts, shouldStrip = false) {
       const area = access.writableFileArea(caller, areaTag);
       const uploaderId = caller.kind === 'user' ? caller.user.id : null;
       const fields = new Map<string, string>();
@@ -239,13 +250,11 @@ export function createFileService(deps: {
       }
     },
 
-    /** The file if the caller may download it (read + download ACS). */
-    downloadableFile(caller: Caller, fileId: number): Promise<StoredFile> {
+    downloadableFile(caller, fileId) {
       return visibleFile(caller, fileId, 'download');
     },
 
-    /** A stream of the file's bytes; 404 (and a warning in the log) when they are missing on disk. */
-    async openContent(file: StoredFile, range: ByteRange | undefined, log: WarnLogger): Promise<Readable> {
+    async openContent(file, range, log) {
       const stream = await storage.open(file.storageTag, file.fileId, range);
       if (stream === null) {
         log.warn(
@@ -257,16 +266,13 @@ export function createFileService(deps: {
       return stream;
     },
 
-    /** Counts a completed full download for the file and (if any) the downloading user. */
-    async recordDownload(caller: Caller, file: StoredFile): Promise<void> {
+    async recordDownload(caller, file) {
       await store.recordDownload(file.fileId, caller.kind === 'user' ? caller.user.id : null, file.byteSize);
     },
 
-    /** Files and their bytes on the whole board (the board's statistics). */
     countFiles: () => store.countFiles(),
 
-    /** Operator import (`baud file import`): no ACS, same extraction and duplicate rules as uploads. */
-    async importFile(areaTag: string, filePath: string, options: { desc?: string | null } = {}): Promise<FileRecord> {
+    async importFile(areaTag, filePath, options = {}) {
       const area = areas.fileAreas.get(areaTag);
       if (!area) throw new NotFoundError(`No file area "${areaTag}".`);
       const stored = await importLocalFile(ingestDeps, {
@@ -279,8 +285,7 @@ export function createFileService(deps: {
       return presentRecord(stored, false);
     },
 
-    /** Operator remove (`baud file remove`): the row and counters, then the bytes on disk. */
-    async removeFile(fileId: number): Promise<FileRecord> {
+    async removeFile(fileId) {
       const file = await store.deleteFile(fileId);
       if (!file) throw new NotFoundError(`No file ${fileId}.`);
       await storage.remove(file.storageTag, file.fileId);
@@ -288,5 +293,3 @@ export function createFileService(deps: {
     },
   };
 }
-
-export type FileService = ReturnType<typeof createFileService>;

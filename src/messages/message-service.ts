@@ -2,8 +2,9 @@ import type { AreaAccess } from '../access/area-access.js';
 import type { BoardAreas, MessageAreaDef, MessageConferenceDef } from '../access/board-areas.js';
 import { type Caller, isSysop } from '../caller.js';
 import type { Clock } from '../clock.js';
-import { type Page, type PageRequest, pageFromRows } from '../db/keyset.js';
+import { mapPage, type Page, type PageRequest } from '../db/keyset.js';
 import { BadRequestError, ForbiddenError, NotFoundError, UnauthorizedError } from '../errors.js';
+import { presentText } from '../text/strip-ansi.js';
 import type { UserStore } from '../users/user-store.js';
 import { type MessageNetwork, parseStoredNetwork } from './message-network.js';
 import { checkBody, checkSubject, checkUserName, DEFAULT_TO_USER_NAME, MAX_MESSAGE_ID } from './message-rules.js';
@@ -31,7 +32,7 @@ export interface ConferenceDetail {
   readonly confTag: string;
   readonly name: string;
   readonly desc: string;
-  readonly areas: readonly AreaDetail[];
+  readonly areas: AreaDetail[];
 }
 
 export type { MessageSummary };
@@ -62,7 +63,45 @@ const NO_MESSAGES: AreaCounters = { messageCount: 0, lastMessageAt: null };
  * The message base: conferences and areas (from configuration, filtered by `access`),
  * listing, reading, posting and deleting messages. Every decision about who may see or use
  * an area is `access`'s; this service adds the message rules (decisions.md "Messages").
+ *
+ * `shouldStrip` is `?stripAnsi`: text fields (descriptions, subjects, bodies) come back
+ * ANSI-stripped when it is true and exactly as stored when it is false or left out (the CLI and
+ * the demo seed). Messages are always stored as posted.
  */
+export interface MessageService {
+  /**
+   * Conferences in which the caller may read at least one area (for anonymous callers: at
+   * least one allowlisted area). A conference whose areas are all hidden is left out, the
+   * same rule that makes its detail 401/403.
+   */
+  listConferences(caller: Caller, shouldStrip?: boolean): ConferenceSummary[];
+  /** A conference with the areas the caller may read; unknown → 404, nothing visible → 401 / 403. */
+  getConference(caller: Caller, confTag: string, shouldStrip?: boolean): Promise<ConferenceDetail>;
+  getArea(caller: Caller, areaTag: string, shouldStrip?: boolean): Promise<AreaDetail>;
+  /** One page of an area's live messages, oldest first (keyset on messageId). */
+  listAreaMessages(
+    caller: Caller,
+    areaTag: string,
+    request: PageRequest,
+    shouldStrip?: boolean,
+  ): Promise<Page<MessageSummary>>;
+  getMessage(caller: Caller, uuid: string, shouldStrip?: boolean): Promise<MessageDetail>;
+  /**
+   * Posts a message as the caller. In one transaction: the reply target is checked (a live
+   * message in the same area), the poster's autoSignature appended after a blank line, the
+   * message inserted, the area's counters and the poster's postCount incremented.
+   */
+  postMessage(caller: Caller, areaTag: string, post: NewPost, shouldStrip?: boolean): Promise<MessageSummary>;
+  /** Deletes a message (owner or sysop); its area's counters follow in the same transaction. */
+  deleteMessage(caller: Caller, uuid: string): Promise<void>;
+  /** Live messages on the whole board (the board's statistics). */
+  countMessages(): Promise<number>;
+}
+
+function presentSummary<T extends MessageSummary>(message: T, shouldStrip: boolean): T {
+  return { ...message, subject: presentText(message.subject, shouldStrip) };
+}
+
 export function createMessageService(deps: {
   store: MessageStore;
   /** Posting reads the poster's autoSignature and counts the post, in the post's transaction. */
@@ -70,17 +109,17 @@ export function createMessageService(deps: {
   clock: Clock;
   areas: BoardAreas;
   access: AreaAccess;
-}) {
+}): MessageService {
   const { store, users, clock, areas, access } = deps;
 
-  async function areaDetails(defs: readonly MessageAreaDef[]): Promise<AreaDetail[]> {
+  async function areaDetails(defs: readonly MessageAreaDef[], shouldStrip: boolean): Promise<AreaDetail[]> {
     const counters = await store.areaCounters(defs.map((area) => area.areaTag));
     return defs.map((area) => {
       const { messageCount, lastMessageAt } = counters.get(area.areaTag) ?? NO_MESSAGES;
       return {
         areaTag: area.areaTag,
         name: area.name,
-        desc: area.desc,
+        desc: presentText(area.desc, shouldStrip),
         confTag: area.confTag,
         messageCount,
         lastMessageAt,
@@ -109,23 +148,18 @@ export function createMessageService(deps: {
   }
 
   return {
-    /**
-     * Conferences in which the caller may read at least one area (for anonymous callers: at
-     * least one allowlisted area). A conference whose areas are all hidden is left out, the
-     * same rule that makes its detail 401/403.
-     */
-    listConferences(caller: Caller): ConferenceSummary[] {
+    listConferences(caller, shouldStrip = false) {
       const visible: ConferenceSummary[] = [];
       for (const conference of areas.conferences.values()) {
         const areaCount = access.visibleAreasOf(caller, conference).length;
         if (areaCount === 0) continue;
-        visible.push({ confTag: conference.confTag, name: conference.name, desc: conference.desc, areaCount });
+        const desc = presentText(conference.desc, shouldStrip);
+        visible.push({ confTag: conference.confTag, name: conference.name, desc, areaCount });
       }
       return visible;
     },
 
-    /** A conference with the areas the caller may read; unknown → 404, nothing visible → 401 / 403. */
-    async getConference(caller: Caller, confTag: string): Promise<ConferenceDetail> {
+    async getConference(caller, confTag, shouldStrip = false) {
       const conference = conferenceOf(confTag);
       const visible = access.visibleAreasOf(caller, conference);
       if (visible.length === 0) {
@@ -136,45 +170,35 @@ export function createMessageService(deps: {
       return {
         confTag: conference.confTag,
         name: conference.name,
-        desc: conference.desc,
-        areas: await areaDetails(visible),
+        desc: presentText(conference.desc, shouldStrip),
+        areas: await areaDetails(visible, shouldStrip),
       };
     },
 
-    async getArea(caller: Caller, areaTag: string): Promise<AreaDetail> {
+    async getArea(caller, areaTag, shouldStrip = false) {
       const area = access.readableMessageArea(caller, areaTag);
-      const [detail] = await areaDetails([area]);
+      const [detail] = await areaDetails([area], shouldStrip);
       // areaDetails answers one detail per area it is given.
       return detail as AreaDetail;
     },
 
-    /** One page of an area's live messages, oldest first (keyset on messageId). */
-    async listAreaMessages(caller: Caller, areaTag: string, request: PageRequest): Promise<Page<MessageSummary>> {
+    async listAreaMessages(caller, areaTag, request, shouldStrip = false) {
       access.readableMessageArea(caller, areaTag);
-      const rows = await store.listAreaMessages(areaTag, request);
-      return pageFromRows(
-        rows,
-        request,
-        (row) => row.messageId,
-        (row) => row,
-      );
+      const page = await store.listAreaMessages(areaTag, request);
+      return mapPage(page, (message) => presentSummary(message, shouldStrip));
     },
 
-    async getMessage(caller: Caller, uuid: string): Promise<MessageDetail> {
+    async getMessage(caller, uuid, shouldStrip = false) {
       const { fromUserId: _internal, network, ...message } = await readableMessage(caller, uuid);
       return {
-        ...message,
+        ...presentSummary(message, shouldStrip),
+        body: presentText(message.body, shouldStrip),
         network: parseStoredNetwork(network),
         replyCount: await store.countLiveReplies(message.messageId),
       };
     },
 
-    /**
-     * Posts a message as the caller. In one transaction: the reply target is checked (a live
-     * message in the same area), the poster's autoSignature appended after a blank line, the
-     * message inserted, the area's counters and the poster's postCount incremented.
-     */
-    async postMessage(caller: Caller, areaTag: string, post: NewPost): Promise<MessageSummary> {
+    async postMessage(caller, areaTag, post, shouldStrip = false) {
       access.writableMessageArea(caller, areaTag);
       // writableMessageArea refuses anonymous callers; this narrows the type.
       if (caller.kind !== 'user') throw new UnauthorizedError();
@@ -220,17 +244,15 @@ export function createMessageService(deps: {
           replyToMessageId,
           toUserName,
           fromUserName: user.username,
-          subject,
+          subject: presentText(subject, shouldStrip),
           timestamp,
         };
       });
     },
 
-    /** Live messages on the whole board (the board's statistics). */
     countMessages: () => store.countMessages(),
 
-    /** Deletes a message (owner or sysop); its area's counters follow in the same transaction. */
-    async deleteMessage(caller: Caller, uuid: string): Promise<void> {
+    async deleteMessage(caller, uuid) {
       const row = await readableMessage(caller, uuid);
       const isOwner = caller.kind === 'user' && row.fromUserId === caller.user.id;
       if (!isOwner && !isSysop(caller)) throw new ForbiddenError('Only the author or the sysop may delete a message.');
@@ -243,5 +265,3 @@ export function createMessageService(deps: {
     },
   };
 }
-
-export type MessageService = ReturnType<typeof createMessageService>;

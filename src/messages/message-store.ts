@@ -1,6 +1,6 @@
 import type { Insertable, Transaction } from 'kysely';
 import type { Db } from '../db/database.js';
-import { type PageRequest, rowsToFetch } from '../db/keyset.js';
+import { type Page, type PageRequest, pageFromRows, rowsToFetch } from '../db/keyset.js';
 import type { MessagesTable, Tables } from '../db/schema.js';
 
 export type NewMessageRow = Omit<Insertable<MessagesTable>, 'id' | 'deletedAt'>;
@@ -68,14 +68,20 @@ export type MessageStore = ReturnType<typeof createMessageStore>;
 function messageQueries(db: Db) {
   return {
     /** Live messages of an area after the page's key, oldest first: a range scan of (area_tag, id). */
-    listAreaMessages(areaTag: string, request: PageRequest): Promise<MessageSummary[]> {
+    async listAreaMessages(areaTag: string, request: PageRequest): Promise<Page<MessageSummary>> {
       let query = db
         .selectFrom('messages')
         .select(SUMMARY_COLUMNS)
         .where('areaTag', '=', areaTag)
         .where('deletedAt', 'is', null);
       if (request.afterKey !== null) query = query.where('id', '>', request.afterKey);
-      return query.orderBy('id').limit(rowsToFetch(request)).execute();
+      const rows = await query.orderBy('id').limit(rowsToFetch(request)).execute();
+      return pageFromRows(
+        rows,
+        request,
+        (row) => row.messageId,
+        (row) => row,
+      );
     },
 
     findLiveMessage(uuid: string): Promise<MessageDetailRow | undefined> {

@@ -2,8 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Board } from '../../board.js';
-import { areaMessageListId, type MessageSummary } from '../../messages/message-service.js';
-import { presentText } from '../../text/strip-ansi.js';
+import { areaMessageListId } from '../../messages/message-service.js';
 import { API_PREFIX } from '../api-prefix.js';
 import {
   ListEnvelope,
@@ -102,18 +101,6 @@ const TAGS = ['messages'];
 const READ = { access: 'public' } as const;
 
 /**
- * `?stripAnsi` is a presentation choice of the HTTP API, so it is applied here, after the one
- * service call; the service returns text exactly as stored (the CLI and seed need no option).
- */
-function presentDesc<T extends { readonly desc: string }>(described: T, strip: boolean): T {
-  return { ...described, desc: presentText(described.desc, strip) };
-}
-
-function presentSummary<T extends MessageSummary>(message: T, strip: boolean): T {
-  return { ...message, subject: presentText(message.subject, strip) };
-}
-
-/**
  * Message conferences, areas and messages. Every route is public at the HTTP layer except
  * DELETE: the message service (through `board.access`) answers 404 / 401 / 403 per area, so an
  * unknown or blocked area is 404 whoever asks.
@@ -134,11 +121,7 @@ export function registerMessageRoutes(fastify: FastifyInstance, board: Board): v
         response: { 200: ListEnvelope(ConferenceSummary), ...ProblemResponses() },
       },
     },
-    (request) => {
-      const strip = shouldStripAnsi(request.query);
-      const conferences = messages.listConferences(request.caller);
-      return wholeListReply(conferences.map((conference) => presentDesc(conference, strip)));
-    },
+    (request) => wholeListReply(messages.listConferences(request.caller, shouldStripAnsi(request.query))),
   );
 
   app.get(
@@ -153,11 +136,7 @@ export function registerMessageRoutes(fastify: FastifyInstance, board: Board): v
         response: { 200: ConferenceDetail, ...ProblemResponses(401, 403, 404) },
       },
     },
-    async (request) => {
-      const strip = shouldStripAnsi(request.query);
-      const conference = await messages.getConference(request.caller, request.params.confTag);
-      return { ...presentDesc(conference, strip), areas: conference.areas.map((area) => presentDesc(area, strip)) };
-    },
+    (request) => messages.getConference(request.caller, request.params.confTag, shouldStripAnsi(request.query)),
   );
 
   app.get(
@@ -172,8 +151,7 @@ export function registerMessageRoutes(fastify: FastifyInstance, board: Board): v
         response: { 200: MessageArea, ...ProblemResponses(401, 403, 404) },
       },
     },
-    async (request) =>
-      presentDesc(await messages.getArea(request.caller, request.params.areaTag), shouldStripAnsi(request.query)),
+    (request) => messages.getArea(request.caller, request.params.areaTag, shouldStripAnsi(request.query)),
   );
 
   app.get(
@@ -193,10 +171,13 @@ export function registerMessageRoutes(fastify: FastifyInstance, board: Board): v
       const { areaTag } = request.params;
       const list = areaMessageListId(areaTag);
       const pageRequest = pageRequestFrom(request.query, list, board.cursors);
-      const page = await messages.listAreaMessages(request.caller, areaTag, pageRequest);
-      const strip = shouldStripAnsi(request.query);
-      const presented = { ...page, items: page.items.map((message) => presentSummary(message, strip)) };
-      return listReply(request, reply, presented, { list, limit: pageRequest.limit, cursors: board.cursors });
+      const page = await messages.listAreaMessages(
+        request.caller,
+        areaTag,
+        pageRequest,
+        shouldStripAnsi(request.query),
+      );
+      return listReply(request, reply, page, { list, limit: pageRequest.limit, cursors: board.cursors });
     },
   );
 
@@ -215,9 +196,10 @@ export function registerMessageRoutes(fastify: FastifyInstance, board: Board): v
       },
     },
     async (request, reply) => {
-      const summary = await messages.postMessage(request.caller, request.params.areaTag, request.body);
+      const { caller, params, body, query } = request;
+      const summary = await messages.postMessage(caller, params.areaTag, body, shouldStripAnsi(query));
       reply.code(201).header('location', `${API_PREFIX}/messages/${summary.uuid}`);
-      return presentSummary(summary, shouldStripAnsi(request.query));
+      return summary;
     },
   );
 
@@ -233,11 +215,7 @@ export function registerMessageRoutes(fastify: FastifyInstance, board: Board): v
         response: { 200: MessageDetailSchema, ...ProblemResponses(401, 403, 404) },
       },
     },
-    async (request) => {
-      const strip = shouldStripAnsi(request.query);
-      const message = await messages.getMessage(request.caller, request.params.uuid);
-      return { ...presentSummary(message, strip), body: presentText(message.body, strip) };
-    },
+    (request) => messages.getMessage(request.caller, request.params.uuid, shouldStripAnsi(request.query)),
   );
 
   app.delete(
