@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply } from 'fastify';
 import { type Static, type TSchema, Type } from 'typebox';
 import type { CursorCodec } from '../db/cursor-codec.js';
 import type { Page, PageRequest } from '../db/keyset.js';
@@ -53,33 +53,39 @@ export function pageRequestFrom(query: ListQuery, list: string, cursors: CursorC
 }
 
 /**
- * Builds the list envelope for `page` and, when there is a next page, a `Link: rel="next"`
- * header pointing at this same request with the new cursor.
+ * Answers one page of a paginated list (the one handler every such route shares): reads
+ * `limit` and `cursor` for `list`, lets `load` fetch the page (it gets `?stripAnsi` too), and
+ * builds the envelope with, when there is a next page, a `Link: rel="next"` header pointing at
+ * this same request with the new cursor.
  */
-export function listReply<Item>(
-  request: FastifyRequest,
+export async function sendListPage<Item>(
+  request: { readonly url: string; readonly query: ListQuery },
   reply: FastifyReply,
-  page: Page<Item>,
-  paging: { list: string; limit: number; cursors: CursorCodec },
+  paging: { readonly list: string; readonly cursors: CursorCodec },
+  load: (pageRequest: PageRequest, shouldStrip: boolean) => Promise<Page<Item>>,
 ) {
-  const next = page.nextKey === null ? null : paging.cursors.encode(paging.list, page.nextKey);
+  const { list, cursors } = paging;
+  const pageRequest = pageRequestFrom(request.query, list, cursors);
+  const page = await load(pageRequest, shouldStripAnsi(request.query));
+  const next = page.nextKey === null ? null : cursors.encode(list, page.nextKey);
   if (next !== null) {
     const url = new URL(request.url, 'http://baud.invalid');
     url.searchParams.set('cursor', next);
     reply.header('link', `<${url.pathname}${url.search}>; rel="next"`);
   }
-  return {
-    data: [...page.items],
-    meta: { count: page.items.length, limit: paging.limit, nextCursor: next },
-    pagination: { next },
-  };
+  return listEnvelope(page.items, pageRequest.limit, next);
 }
 
 /** The envelope of a list that is never paginated (conferences, areas, nodes, last callers). */
 export function wholeListReply<Item>(items: readonly Item[], limit = items.length) {
+  return listEnvelope(items, limit, null);
+}
+
+/** `data`, `meta` and `pagination`: the spec's two ways of saying where the next page is. */
+function listEnvelope<Item>(items: readonly Item[], limit: number, next: string | null) {
   return {
     data: [...items],
-    meta: { count: items.length, limit, nextCursor: null },
-    pagination: { next: null },
+    meta: { count: items.length, limit, nextCursor: next },
+    pagination: { next },
   };
 }

@@ -14,9 +14,8 @@ import { attachmentDisposition, ifNoneMatchHits, rangeOutcome } from '../downloa
 import {
   ListEnvelope,
   ListQuery,
-  listReply,
-  pageRequestFrom,
   StripAnsiQuery,
+  sendListPage,
   shouldStripAnsi,
   wholeListReply,
 } from '../pagination.js';
@@ -247,12 +246,12 @@ export async function fileRoutes(parent: FastifyInstance, options: { board: Boar
         response: { 200: ListEnvelope(FileRecord), ...ProblemResponses(401, 403, 404) },
       },
     },
-    async (request, reply) => {
+    (request, reply) => {
       const { areaTag } = request.params;
-      const list = areaFileListId(areaTag);
-      const page = pageRequestFrom(request.query, list, board.cursors);
-      const files = await board.files.listAreaFiles(request.caller, areaTag, page, shouldStripAnsi(request.query));
-      return listReply(request, reply, files, { list, limit: page.limit, cursors: board.cursors });
+      const paging = { list: areaFileListId(areaTag), cursors: board.cursors };
+      return sendListPage(request, reply, paging, (page, shouldStrip) =>
+        board.files.listAreaFiles(request.caller, areaTag, page, shouldStrip),
+      );
     },
   );
 

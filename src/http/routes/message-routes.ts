@@ -7,9 +7,8 @@ import { API_PREFIX } from '../api-prefix.js';
 import {
   ListEnvelope,
   ListQuery,
-  listReply,
-  pageRequestFrom,
   StripAnsiQuery,
+  sendListPage,
   shouldStripAnsi,
   wholeListReply,
 } from '../pagination.js';
@@ -167,17 +166,12 @@ export function registerMessageRoutes(fastify: FastifyInstance, board: Board): v
         response: { 200: ListEnvelope(MessageSummarySchema), ...ProblemResponses(401, 403, 404) },
       },
     },
-    async (request, reply) => {
+    (request, reply) => {
       const { areaTag } = request.params;
-      const list = areaMessageListId(areaTag);
-      const pageRequest = pageRequestFrom(request.query, list, board.cursors);
-      const page = await messages.listAreaMessages(
-        request.caller,
-        areaTag,
-        pageRequest,
-        shouldStripAnsi(request.query),
+      const paging = { list: areaMessageListId(areaTag), cursors: board.cursors };
+      return sendListPage(request, reply, paging, (page, shouldStrip) =>
+        messages.listAreaMessages(request.caller, areaTag, page, shouldStrip),
       );
-      return listReply(request, reply, page, { list, limit: pageRequest.limit, cursors: board.cursors });
     },
   );
 
