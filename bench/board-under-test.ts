@@ -1,0 +1,161 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import Database from 'better-sqlite3';
+import { type BaudInstallation, type RunningServer, runBaudCommand, startBaudServer } from './baud-process.js';
+import type { DatabaseKind } from './bench-results.js';
+import type { Cleanup } from './cleanup.js';
+import { boardDatabaseUrl, dropSchema, freshSchemaName, postgresPasswordHash } from './postgres-schema.js';
+import { residentBytes } from './process-memory.js';
+import type { Progress } from './progress.js';
+
+export const MESSAGE_AREA = 'general';
+export const FILE_AREA = 'uploads';
+
+export interface Account {
+  readonly username: string;
+  readonly password: string;
+}
+
+/** A started `baud serve` on a seeded board, with the accounts and key the scenarios use. */
+export interface BoardUnderTest {
+  readonly server: RunningServer;
+  /** Reads, posts, uploads and downloads (JWT), and holds the API key. */
+  readonly reader: Account;
+  /** Only logs in, so its many sessions never end the reader's (maxSessionsPerUser). */
+  readonly loginUser: Account;
+  readonly apiKey: string;
+  readonly seeding: { readonly seconds: number; readonly messagesPerSec: number };
+  readonly idleRssBytes: number;
+  /** The stored argon2 hash of `loginUser`. */
+  passwordHashOf(username: string): Promise<string>;
+}
+
+/**
+ * The board's configuration: one conference with the big area (read and write need a login),
+ * one file area users may upload to (uploads default to sysops only), everything else at its default — the request log included, at `logLevel`.
+ * Two deliberate changes: the login throttle allows 1,000,000 attempts per window (its upserts
+ * still run on every login, but the login scenario's thousands of logins from one address are
+ * not refused), and the shutdown waits at most 5 s.
+ */
+function boardConfig(dataDir: string, databaseUrl: string, logLevel: string) {
+  return {
+    general: { boardName: 'baud bench' },
+    paths: { dataDir },
+    database: { url: databaseUrl },
+    logging: { level: logLevel },
+    contentServers: {
+      web: {
+        address: '127.0.0.1',
+        port: 0,
+        shutdownTimeoutSeconds: 5,
+        restApi: { loginThrottle: { maxFailures: 1_000_000 } },
+      },
+    },
+    messageConferences: { main: { name: 'Main', areas: { [MESSAGE_AREA]: { name: 'General' } } } },
+    fileBase: {
+      storageTags: { main: 'files' },
+      areas: { [FILE_AREA]: { name: 'Uploads', storageTags: ['main'], acs: { write: 'GM[users]' } } },
+    },
+  };
+}
+
+/**
+ * Creates a board in `dir` on `database`, seeds it through the real CLI (`baud message import`
+ * of `fixture`, `baud user add`, `baud rest api-key generate`), then starts `baud serve` and
+ * reads its idle RSS. Everything it creates is registered with `cleanup`.
+ */
+export async function startBoardUnderTest(options: {
+  readonly database: DatabaseKind;
+  readonly postgresUrl: string;
+  readonly dir: string;
+  readonly mainJs: string;
+  readonly fixture: string;
+  readonly messageCount: number;
+  readonly logLevel: string;
+  readonly progress: Progress;
+  readonly cleanup: Cleanup;
+}): Promise<BoardUnderTest> {
+  const { dir, progress, cleanup } = options;
+  mkdirSync(dir, { recursive: true });
+  let databaseUrl = `sqlite:${path.join(dir, 'baud.db')}`;
+  let schema = '';
+  if (options.database === 'postgres') {
+    schema = freshSchemaName();
+    databaseUrl = boardDatabaseUrl(options.postgresUrl, schema);
+    cleanup.defer(`drop PostgreSQL schema ${schema}`, () => dropSchema(options.postgresUrl, schema));
+  }
+  const configPath = path.join(dir, 'config.hjson');
+  writeFileSync(configPath, JSON.stringify(boardConfig(dir, databaseUrl, options.logLevel), null, 2));
+  const baud: BaudInstallation = { mainJs: options.mainJs, configPath };
+
+  progress.log(`  seeding ${options.messageCount.toLocaleString('en-US')} messages with baud message import …`);
+  const started = performance.now();
+  const { imported } = await runBaudCommand<{ imported: number }>(
+    baud,
+    ['message', 'import', MESSAGE_AREA, options.fixture],
+    {
+      onStderrLine: (line) => {
+        const done = /imported (\d+)/.exec(line)?.[1];
+        if (done) {
+          const seconds = (performance.now() - started) / 1000;
+          progress.update(
+            `  imported ${Number(done).toLocaleString('en-US')} / ${options.messageCount.toLocaleString('en-US')} messages (${seconds.toFixed(0)} s)`,
+          );
+        }
+      },
+    },
+  );
+  const seconds = (performance.now() - started) / 1000;
+  if (imported !== options.messageCount) throw new Error(`imported ${imported} of ${options.messageCount} messages`);
+  progress.log(`  imported ${imported.toLocaleString('en-US')} messages in ${seconds.toFixed(1)} s`);
+
+  const newAccount = async (username: string): Promise<Account> => {
+    const password = randomBytes(12).toString('hex');
+    await runBaudCommand(baud, ['user', 'add', username, '--password-stdin'], { input: password });
+    return { username, password };
+  };
+  const reader = await newAccount('bench');
+  const loginUser = await newAccount('bench-login');
+  const { key: apiKey } = await runBaudCommand<{ key: string }>(baud, [
+    'rest',
+    'api-key',
+    'generate',
+    reader.username,
+    '--label',
+    'benchmark',
+    '--scope',
+    'read,write',
+  ]);
+
+  const server = await startBaudServer(baud, path.join(dir, 'server.log'), cleanup);
+  // Let start-up's garbage settle before reading the idle figure.
+  await sleep(2_000);
+  const idleRssBytes = residentBytes(server.pid);
+  progress.log(
+    `  baud serve (pid ${server.pid}) at ${server.apiUrl}, idle RSS ${(idleRssBytes / 2 ** 20).toFixed(1)} MiB`,
+  );
+
+  return {
+    server,
+    reader,
+    loginUser,
+    apiKey,
+    seeding: { seconds, messagesPerSec: imported / seconds },
+    idleRssBytes,
+    async passwordHashOf(username) {
+      if (options.database === 'postgres') return postgresPasswordHash(options.postgresUrl, schema, username);
+      const db = new Database(path.join(dir, 'baud.db'), { readonly: true, fileMustExist: true });
+      try {
+        const row = db.prepare('select password_hash from users where username = ?').get(username) as
+          | { password_hash: string }
+          | undefined;
+        if (!row) throw new Error(`no user ${username}`);
+        return row.password_hash;
+      } finally {
+        db.close();
+      }
+    },
+  };
+}

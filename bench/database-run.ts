@@ -1,0 +1,268 @@
+import os from 'node:os';
+import path from 'node:path';
+import { verify } from '@node-rs/argon2';
+import type { BenchSettings, DatabaseKind, DatabaseRun, LoginCost, RequestScenarioResult } from './bench-results.js';
+import { type BoardUnderTest, FILE_AREA, MESSAGE_AREA, startBoardUnderTest } from './board-under-test.js';
+import type { CeilingServer } from './ceiling.js';
+import type { Cleanup } from './cleanup.js';
+import { JSON_HEADERS, logIn, requestJson } from './http-client.js';
+import type { LoadDriver } from './load-driver.js';
+import { peakResidentBytes } from './process-memory.js';
+import type { Progress } from './progress.js';
+import { measureRequestScenario, type RequestScenario } from './request-scenarios.js';
+import { measureDownload, measureUpload, type TransferFile } from './transfers.js';
+
+interface MessagePage {
+  readonly data: readonly { readonly uuid: string; readonly messageId: number }[];
+  readonly meta: { readonly nextCursor: string | null };
+}
+
+const WALK_LIMIT = 100;
+const listPath = `/messages/areas/${MESSAGE_AREA}/messages`;
+
+/**
+ * Follows `nextCursor` through the whole area, 100 messages a page, counting them (so the
+ * seeding is checked end to end), and returns the cursor that fetched the last page: the
+ * deep page starts there, 100 messages before the end.
+ */
+async function walkArea(apiUrl: string, accessToken: string, progress: Progress) {
+  const started = performance.now();
+  const headers = { authorization: `Bearer ${accessToken}` };
+  let cursor: string | null = null;
+  let pages = 0;
+  let messagesSeen = 0;
+  let lastPageSize = 0;
+  for (;;) {
+    const query: string = cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`;
+    const page: MessagePage = await requestJson<MessagePage>(`${apiUrl}${listPath}?limit=${WALK_LIMIT}${query}`, 200, {
+      headers,
+    });
+    pages += 1;
+    messagesSeen += page.data.length;
+    lastPageSize = page.data.length;
+    if (pages % 200 === 0) progress.update(`  walking the area for the deep cursor: ${messagesSeen} messages`);
+    if (page.meta.nextCursor === null) break;
+    cursor = page.meta.nextCursor;
+  }
+  if (cursor === null) throw new Error('the area has a single page: no deep cursor');
+  return {
+    deepCursor: cursor,
+    walk: { pages, messagesSeen, seconds: (performance.now() - started) / 1000 },
+    deepPageAfterMessage: messagesSeen - lastPageSize,
+  };
+}
+
+function argon2Parameters(hash: string): string {
+  const match = /^\$(argon2\w+)\$v=\d+\$([^$]+)\$/.exec(hash);
+  return match ? `${match[1]} ${match[2]}` : 'unknown';
+}
+
+/** Times argon2 verifications of the stored hash one after another, here, while the server idles. */
+async function measureLoginCost(board: BoardUnderTest, rounds: number, loginReqPerSec: number): Promise<LoginCost> {
+  const hash = await board.passwordHashOf(board.loginUser.username);
+  const times: number[] = [];
+  for (let round = 0; round < rounds; round += 1) {
+    const started = performance.now();
+    if (!(await verify(hash, board.loginUser.password))) throw new Error('argon2 rejected the login password');
+    times.push(performance.now() - started);
+  }
+  times.sort((a, b) => a - b);
+  const argon2Ms = times[Math.floor(times.length / 2)] ?? 0;
+  const argon2BoundReqPerSec = (os.availableParallelism() * 1000) / argon2Ms;
+  return {
+    argon2Ms,
+    argon2Parameters: argon2Parameters(hash),
+    argon2BoundReqPerSec,
+    ratioToArgon2Bound: loginReqPerSec / argon2BoundReqPerSec,
+  };
+}
+
+/**
+ * Everything measured on one database: a seeded, started board; the request scenarios,
+ * each against the ceiling in the same minute; login's argon2 cost; upload and download.
+ */
+export async function runDatabase(options: {
+  readonly database: DatabaseKind;
+  readonly postgresUrl: string;
+  readonly dir: string;
+  readonly mainJs: string;
+  readonly fixture: string;
+  readonly transferFile: TransferFile;
+  readonly settings: BenchSettings;
+  readonly driver: LoadDriver;
+  readonly ceiling: CeilingServer;
+  readonly progress: Progress;
+  readonly cleanup: Cleanup;
+}): Promise<DatabaseRun> {
+  const { settings, progress, driver, ceiling } = options;
+  const board = await startBoardUnderTest({
+    database: options.database,
+    postgresUrl: options.postgresUrl,
+    dir: options.dir,
+    mainJs: options.mainJs,
+    fixture: options.fixture,
+    messageCount: settings.messageCount,
+    logLevel: settings.logLevel,
+    progress,
+    cleanup: options.cleanup,
+  });
+  const { server, reader } = board;
+  const apiUrl = server.apiUrl;
+  const problems: string[] = [];
+  // Access tokens live 15 minutes: each scenario gets one fresh from a real login.
+  const bearer = async () => ({ authorization: `Bearer ${await logIn(apiUrl, reader.username, reader.password)}` });
+
+  const { deepCursor, walk, deepPageAfterMessage } = await walkArea(
+    apiUrl,
+    (await bearer()).authorization.slice(7),
+    progress,
+  );
+  progress.log(
+    `  walked ${walk.pages.toLocaleString('en-US')} pages (${walk.messagesSeen.toLocaleString('en-US')} messages) in ${walk.seconds.toFixed(1)} s`,
+  );
+  if (walk.messagesSeen !== settings.messageCount) {
+    problems.push(`walking the area saw ${walk.messagesSeen} messages, not ${settings.messageCount}`);
+  }
+  const deepPath = `${listPath}?cursor=${encodeURIComponent(deepCursor)}`;
+  const deepPage = await requestJson<MessagePage>(`${apiUrl}${deepPath}`, 200, { headers: await bearer() });
+  const detailUuid = deepPage.data[0]?.uuid;
+  if (deepPage.data.length !== 25 || !detailUuid) problems.push(`the deep page holds ${deepPage.data.length} messages`);
+
+  const read = settings.readConnections;
+  const write = settings.writeConnections;
+  const scenarios: (() => Promise<RequestScenario>)[] = [
+    async () => ({
+      id: 'system-info',
+      title: 'GET /system/info, anonymous',
+      method: 'GET',
+      path: '/system/info',
+      headers: {},
+      expectedStatus: 200,
+      connections: read,
+    }),
+    async () => ({
+      id: 'page-jwt',
+      title: 'message page 1 (25), JWT',
+      method: 'GET',
+      path: listPath,
+      headers: await bearer(),
+      expectedStatus: 200,
+      connections: read,
+    }),
+    async () => ({
+      id: 'page-api-key',
+      title: 'message page 1 (25), API key',
+      method: 'GET',
+      path: listPath,
+      headers: { 'x-baud-api-key': board.apiKey },
+      expectedStatus: 200,
+      connections: read,
+    }),
+    async () => ({
+      id: 'deep-page',
+      title: `deep page (after message ${deepPageAfterMessage.toLocaleString('en-US')}), JWT`,
+      method: 'GET',
+      path: deepPath,
+      headers: await bearer(),
+      expectedStatus: 200,
+      connections: read,
+    }),
+    async () => ({
+      id: 'detail',
+      title: 'message detail, JWT',
+      method: 'GET',
+      path: `/messages/${detailUuid}`,
+      headers: await bearer(),
+      expectedStatus: 200,
+      connections: read,
+    }),
+    async () => ({
+      id: 'post',
+      title: `post a message, JWT (${write} connections)`,
+      method: 'POST',
+      path: listPath,
+      headers: { ...JSON_HEADERS, ...(await bearer()) },
+      body: JSON.stringify({ subject: 'Benchmark post', message: 'Posted by npm run bench. '.repeat(16) }),
+      expectedStatus: 201,
+      connections: write,
+    }),
+    async () => ({
+      id: 'login',
+      title: `log in (${write} connections)`,
+      method: 'POST',
+      path: '/auth/login',
+      headers: JSON_HEADERS,
+      body: JSON.stringify({ username: board.loginUser.username, password: board.loginUser.password }),
+      expectedStatus: 200,
+      connections: write,
+    }),
+  ];
+  const results: RequestScenarioResult[] = [];
+  for (const scenario of scenarios) {
+    const result = await measureRequestScenario(await scenario(), { apiUrl, driver, ceiling, settings, progress });
+    results.push(result);
+    if (result.problem) problems.push(result.problem);
+  }
+
+  const loginResult = results.find((result) => result.id === 'login');
+  const login =
+    loginResult && !loginResult.problem
+      ? await measureLoginCost(board, settings.quick ? 5 : 15, loginResult.baud.reqPerSec)
+      : null;
+  if (login) {
+    progress.log(
+      `  argon2 (${login.argon2Parameters}): ${login.argon2Ms.toFixed(1)} ms per verification → at most ${Math.round(login.argon2BoundReqPerSec)} logins/s on ${os.availableParallelism()} cores; measured ${(login.ratioToArgon2Bound * 100).toFixed(0)}% of that`,
+    );
+  }
+
+  const { transferFile } = options;
+  const mib = (bytes: number) => (bytes / 2 ** 20).toFixed(0);
+  progress.update(`  uploading ${mib(transferFile.bytes)} MiB (and copying it as the reference) …`);
+  const uploaded = await measureUpload({
+    apiUrl,
+    accessToken: (await bearer()).authorization.slice(7),
+    areaTag: FILE_AREA,
+    file: transferFile,
+    serverPid: server.pid,
+    scratchFile: path.join(options.dir, 'copy.bin'),
+  });
+  const upload = uploaded.result;
+  if (upload.problem) problems.push(upload.problem);
+  progress.log(
+    `  upload ${mib(upload.bytes)} MiB: ${mib(upload.baudBytesPerSec)} MiB/s vs stream copy ${mib(upload.referenceBytesPerSec)} MiB/s (${(upload.ratio * 100).toFixed(0)}%), server RSS +${mib(upload.rssGrowthBytes)} MiB`,
+  );
+  let download = null;
+  if (uploaded.fileId !== null) {
+    download = await measureDownload({
+      apiUrl,
+      accessToken: (await bearer()).authorization.slice(7),
+      fileId: uploaded.fileId,
+      file: transferFile,
+      ceiling,
+      serverPid: server.pid,
+      rounds: 3,
+      progress,
+    });
+    if (download.problem) problems.push(download.problem);
+    progress.log(
+      `  download ${mib(download.bytes)} MiB: ${mib(download.baudBytesPerSec)} MiB/s vs raw createReadStream server ${mib(download.referenceBytesPerSec)} MiB/s (${(download.ratio * 100).toFixed(0)}%)`,
+    );
+  }
+
+  const peakRssBytes = peakResidentBytes(server.pid);
+  await server.stop();
+  return {
+    database: options.database,
+    messageCount: settings.messageCount,
+    seeding: board.seeding,
+    walk,
+    deepPageAfterMessage,
+    idleRssBytes: board.idleRssBytes,
+    scenarios: results,
+    login,
+    upload,
+    download,
+    peakRssBytes,
+    problems,
+  };
+}

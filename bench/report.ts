@@ -1,0 +1,192 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { BenchRun, DatabaseKind, DatabaseRun, TransferResult } from './bench-results.js';
+import { MiB } from './process-memory.js';
+import type { TargetReport } from './targets.js';
+
+type Style = 'text' | 'markdown';
+
+const DATABASE_NAMES: Record<DatabaseKind, string> = { sqlite: 'SQLite', postgres: 'PostgreSQL' };
+export const DOC_START = '<!-- bench:start -->';
+export const DOC_END = '<!-- bench:end -->';
+
+const count = (value: number) => Math.round(value).toLocaleString('en-US');
+const ms = (value: number) => `${Number(value.toFixed(2))} ms`;
+const percent = (ratio: number) => `${(ratio * 100).toFixed(1)}%`;
+const mib = (bytes: number) => `${(bytes / MiB).toFixed(1)} MiB`;
+const mibPerSec = (bytes: number) => `${(bytes / MiB).toFixed(0)} MiB/s`;
+
+/** Column alignment: numbers right, words left. */
+type Align = 'left' | 'right';
+
+function table(
+  style: Style,
+  headers: readonly string[],
+  rows: readonly (readonly string[])[],
+  align: readonly Align[] = [],
+): string {
+  if (style === 'markdown') {
+    const line = (cells: readonly string[]) => `| ${cells.map((cell) => cell.replace(/\|/g, '\\|')).join(' | ')} |`;
+    const rule = headers.map((_, column) => (align[column] === 'right' ? '---:' : '---'));
+    return [line(headers), line(rule), ...rows.map(line)].join('\n');
+  }
+  const widths = headers.map((header, column) =>
+    Math.max(header.length, ...rows.map((row) => (row[column] ?? '').length)),
+  );
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((cell, column) =>
+        align[column] === 'right' ? cell.padStart(widths[column] ?? 0) : cell.padEnd(widths[column] ?? 0),
+      )
+      .join('  ')
+      .trimEnd();
+  return [line(headers), widths.map((width) => '─'.repeat(width)).join('  '), ...rows.map(line)].join('\n');
+}
+
+function scenarioTable(style: Style, run: DatabaseRun): string {
+  const rows = run.scenarios.map((result) => [
+    result.title,
+    String(result.connections),
+    count(result.ceiling.reqPerSec),
+    `${ms(result.ceiling.p50Ms)} / ${ms(result.ceiling.p99Ms)}`,
+    count(result.baud.reqPerSec),
+    `${ms(result.baud.p50Ms)} / ${ms(result.baud.p99Ms)}`,
+    result.problem ? 'FAILED (below)' : percent(result.ratio),
+  ]);
+  return table(
+    style,
+    ['scenario', 'conns', 'ceiling req/s', 'ceiling p50 / p99', 'baud req/s', 'baud p50 / p99', 'baud / ceiling'],
+    rows,
+    ['left', 'right', 'right', 'right', 'right', 'right', 'right'],
+  );
+}
+
+function transferRow(title: string, reference: string, transfer: TransferResult | null): string[] {
+  if (!transfer) return [title, '—', reference, '—', '—', '—'];
+  return [
+    `${title} (${(transfer.bytes / MiB).toFixed(0)} MiB)`,
+    mibPerSec(transfer.baudBytesPerSec),
+    `${reference}: ${mibPerSec(transfer.referenceBytesPerSec)}`,
+    transfer.problem ? 'FAILED (below)' : percent(transfer.ratio),
+    `+${mib(transfer.rssGrowthBytes)}`,
+    Object.entries(transfer.alsoMeasured)
+      .map(([name, rate]) => `${name}: ${mibPerSec(rate)}`)
+      .join(', ') || '—',
+  ];
+}
+
+function otherFigures(style: Style, run: DatabaseRun): string {
+  const transfers = table(
+    style,
+    ['transfer', 'baud', 'reference', 'baud / reference', 'server RSS growth', 'also measured'],
+    [
+      transferRow('upload', 'stream copy', run.upload),
+      transferRow('download', 'bare createReadStream server', run.download),
+    ],
+    ['left', 'right', 'left', 'right', 'right', 'left'],
+  );
+  const login = run.login
+    ? `${run.login.argon2Ms.toFixed(1)} ms per argon2 verification (${run.login.argon2Parameters}, alone) → at most ${count(run.login.argon2BoundReqPerSec)} logins/s on these cores; the login scenario reached ${percent(run.login.ratioToArgon2Bound)} of that`
+    : 'not measured';
+  const facts = [
+    ['idle RSS (started, seeded, before any request)', mib(run.idleRssBytes)],
+    ['peak RSS over the whole run (VmHWM)', mib(run.peakRssBytes)],
+    [
+      'seeding: `baud message import` (start-up included)',
+      `${count(run.messageCount)} messages in ${run.seeding.seconds.toFixed(1)} s = ${count(run.seeding.messagesPerSec)} messages/s`,
+    ],
+    [
+      'walking the area, 100 a page, for the deep cursor',
+      `${count(run.walk.pages)} pages, ${count(run.walk.messagesSeen)} messages in ${run.walk.seconds.toFixed(1)} s`,
+    ],
+    ['login cost', login],
+  ];
+  const problems =
+    run.problems.length > 0 ? `\n\nFailures:\n${run.problems.map((problem) => `- ${problem}`).join('\n')}` : '';
+  return `${transfers}\n\n${table(style, ['figure', 'value'], facts)}${problems}`;
+}
+
+function targetTable(style: Style, report: TargetReport, runs: readonly DatabaseRun[]): string {
+  const verdict = (isMet: boolean | null, binds: boolean, isAim: boolean) => {
+    const word = isMet === null ? 'NOT MEASURED' : isMet ? 'met' : 'NOT MET';
+    const shown = style === 'markdown' && isMet !== true ? `**${word}**` : word;
+    return isAim ? `${shown} (aim)` : binds ? shown : `${shown} (reported beside)`;
+  };
+  const rows = report.map(({ target, outcomes }) => [
+    target.text,
+    ...outcomes.map(
+      (outcome) =>
+        `${verdict(outcome.isMet, target.bindsOn.includes(outcome.database), target.isAim)}: ${outcome.measured}`,
+    ),
+  ]);
+  return table(style, ['target (issue 16)', ...runs.map((run) => DATABASE_NAMES[run.database])], rows);
+}
+
+function runSummary(run: BenchRun): string[] {
+  const { settings, machine } = run;
+  return [
+    `Run: ${settings.quick ? '--quick' : 'full'} — ${count(settings.messageCount)} messages in one area, ${mib(settings.transferBytes)} upload/download; autocannon in its own process, ${settings.readConnections} connections (${settings.writeConnections} for posting and login), ${settings.warmupSeconds} s warm-up + ${settings.durationSeconds} s measured per figure; baud's request log at \`${settings.logLevel}\` into a file.`,
+    `Machine: ${machine.cpuModel}, ${machine.cores} cores, ${(machine.memoryBytes / 1024 / MiB).toFixed(0)} GiB RAM, Node ${machine.node}, ${machine.os}; 1-minute load average ${machine.loadAverage.toFixed(2)} at start.`,
+    `Code: ${run.build.source === 'head' ? `commit ${machine.commit}` : `the working tree on commit ${machine.commit} with ${machine.uncommittedSrcFiles} uncommitted file(s) under src/`}, compiled with tsc in ${run.build.seconds.toFixed(1)} s${run.build.typeErrors.length > 0 ? ` (${run.build.typeErrors.length} type errors reported, code emitted anyway)` : ''}.`,
+  ];
+}
+
+/** The whole report as text for the terminal. */
+export function renderText(run: BenchRun, report: TargetReport): string {
+  const parts = [...runSummary(run), ''];
+  for (const databaseRun of run.runs) {
+    parts.push(`== ${DATABASE_NAMES[databaseRun.database]}`, scenarioTable('text', databaseRun), '');
+    parts.push(otherFigures('text', databaseRun), '');
+  }
+  parts.push('== Targets', targetTable('text', report, run.runs));
+  return parts.join('\n');
+}
+
+/** The generated part of docs/PERFORMANCE.md (between the markers). */
+export function renderMarkdown(run: BenchRun, report: TargetReport, resultsFile: string): string {
+  const parts = [
+    `_Generated by \`npm run bench${run.settings.quick ? ' -- --quick' : ''}\` on ${run.startedAt.slice(0, 16).replace('T', ' ')} UTC (raw figures: \`${resultsFile}\`, not committed). Everything between the bench markers is rewritten by each run._`,
+    '',
+    ...runSummary(run).map((line) => `- ${line}`),
+    '',
+    '### Targets',
+    '',
+    targetTable('markdown', report, run.runs),
+  ];
+  for (const databaseRun of run.runs) {
+    parts.push('', `### ${DATABASE_NAMES[databaseRun.database]}`, '', scenarioTable('markdown', databaseRun));
+    parts.push('', otherFigures('markdown', databaseRun));
+  }
+  return parts.join('\n');
+}
+
+/** Writes the run (and the target verdicts) as JSON under bench/results/; returns the path. */
+export function writeResultsJson(directory: string, run: BenchRun, report: TargetReport): string {
+  mkdirSync(directory, { recursive: true });
+  const file = path.join(directory, `${run.startedAt.replace(/[:.]/g, '-')}.json`);
+  const targets = report.map(({ target, outcomes }) => ({
+    id: target.id,
+    text: target.text,
+    bindsOn: target.bindsOn,
+    isAim: target.isAim,
+    outcomes,
+  }));
+  writeFileSync(file, `${JSON.stringify({ ...run, targets }, null, 2)}\n`);
+  return file;
+}
+
+/**
+ * Replaces what lies between the bench markers of `docFile` with `generated`, keeping every
+ * hand-written line outside them. A document without the markers gets them appended.
+ */
+export function updatePerformanceDoc(docFile: string, generated: string): void {
+  const text = readFileSync(docFile, 'utf8');
+  const start = text.indexOf(DOC_START);
+  const end = text.indexOf(DOC_END);
+  const block = `${DOC_START}\n${generated}\n${DOC_END}`;
+  const updated =
+    start !== -1 && end > start
+      ? `${text.slice(0, start)}${block}${text.slice(end + DOC_END.length)}`
+      : `${text.trimEnd()}\n\n${block}\n`;
+  writeFileSync(docFile, updated);
+}

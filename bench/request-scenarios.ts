@@ -1,0 +1,109 @@
+import type { BenchSettings, RequestScenarioResult } from './bench-results.js';
+import type { CeilingServer } from './ceiling.js';
+import { requestOnce } from './http-client.js';
+import type { LoadDriver, LoadFigures, LoadJob } from './load-driver.js';
+import type { Progress } from './progress.js';
+
+/** One request, sent over and over by every connection of a load run. */
+export interface RequestScenario {
+  readonly id: string;
+  readonly title: string;
+  readonly method: 'GET' | 'POST';
+  /** Relative to the API base URL (`/system/info`). */
+  readonly path: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body?: string;
+  readonly expectedStatus: number;
+  readonly connections: number;
+}
+
+export interface ScenarioContext {
+  readonly apiUrl: string;
+  readonly driver: LoadDriver;
+  readonly ceiling: CeilingServer;
+  readonly settings: BenchSettings;
+  readonly progress: Progress;
+}
+
+const NO_FIGURES: LoadFigures = {
+  requests: 0,
+  seconds: 0,
+  reqPerSec: 0,
+  bytesPerSec: 0,
+  p50Ms: 0,
+  p99Ms: 0,
+  maxMs: 0,
+  non2xx: 0,
+  errors: 0,
+  timeouts: 0,
+  statusCodes: {},
+};
+
+function problemOf(target: string, figures: LoadFigures, expectedStatus: number): string | null {
+  const unexpected = Object.entries(figures.statusCodes).filter(([code]) => Number(code) !== expectedStatus);
+  if (figures.errors === 0 && unexpected.length === 0 && figures.requests > 0) return null;
+  const statuses = unexpected.map(([code, count]) => `${count} × ${code}`).join(', ');
+  return `${target}: ${figures.requests} answers, ${figures.errors} errors (${figures.timeouts} timeouts)${statuses ? `, ${statuses}` : ''}`;
+}
+
+/**
+ * Measures `scenario` the way every request figure is measured: its real answer is fetched
+ * once and handed to the bare ceiling server, then the same load (same connections, warm-up,
+ * duration, request bytes) runs against the ceiling and then against baud. The ratio of the
+ * two is the figure that survives a noisy machine.
+ */
+export async function measureRequestScenario(
+  scenario: RequestScenario,
+  context: ScenarioContext,
+): Promise<RequestScenarioResult> {
+  const { apiUrl, driver, ceiling, settings, progress } = context;
+  const request = {
+    method: scenario.method,
+    headers: scenario.headers,
+    ...(scenario.body === undefined ? {} : { body: scenario.body }),
+  };
+  const recorded = await requestOnce(`${apiUrl}${scenario.path}`, request);
+  if (recorded.status !== scenario.expectedStatus) {
+    const problem = `${scenario.title}: answered ${recorded.status}, not ${scenario.expectedStatus}: ${recorded.body.toString().slice(0, 200)}`;
+    progress.log(`  ! ${problem}`);
+    const { id, title, connections } = scenario;
+    return { id, title, connections, ceiling: NO_FIGURES, baud: NO_FIGURES, ratio: 0, problem };
+  }
+  await ceiling.serveRecorded(recorded);
+  const apiPath = new URL(apiUrl).pathname;
+  const job = (origin: string): LoadJob => ({
+    url: `${origin}${apiPath}${scenario.path}`,
+    ...request,
+    connections: scenario.connections,
+    durationSeconds: settings.durationSeconds,
+    warmupSeconds: settings.warmupSeconds,
+  });
+  const measure = (target: 'ceiling' | 'baud', origin: string) =>
+    driver.run(job(origin), (tick) =>
+      progress.update(
+        `  ${scenario.title} · ${target} · ${tick.phase} ${tick.second}/${tick.seconds} s · ${tick.requests} req/s`,
+      ),
+    );
+  const ceilingFigures = await measure('ceiling', ceiling.origin);
+  const baudFigures = await measure('baud', new URL(apiUrl).origin);
+  const problem =
+    [
+      problemOf('ceiling', ceilingFigures, scenario.expectedStatus),
+      problemOf('baud', baudFigures, scenario.expectedStatus),
+    ]
+      .filter(Boolean)
+      .join('; ') || null;
+  const ratio = ceilingFigures.reqPerSec > 0 ? baudFigures.reqPerSec / ceilingFigures.reqPerSec : 0;
+  progress.log(
+    `  ${scenario.title.padEnd(34)} ceiling ${Math.round(ceilingFigures.reqPerSec).toLocaleString('en-US').padStart(7)} req/s · baud ${Math.round(baudFigures.reqPerSec).toLocaleString('en-US').padStart(7)} req/s (p50 ${baudFigures.p50Ms} ms, p99 ${baudFigures.p99Ms} ms) · ${(ratio * 100).toFixed(1)}%${problem ? `  ! ${problem}` : ''}`,
+  );
+  return {
+    id: scenario.id,
+    title: scenario.title,
+    connections: scenario.connections,
+    ceiling: ceilingFigures,
+    baud: baudFigures,
+    ratio,
+    problem,
+  };
+}
