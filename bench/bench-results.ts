@@ -50,6 +50,16 @@ export interface DatabaseRun {
   /** The message the deep page starts after (its cursor's key is this message's position). */
   readonly deepPageAfterMessage: number;
   readonly idleRssBytes: number;
+  /**
+   * PostgreSQL only: page times (one request at a time, median of 3) right after the import
+   * and after the ANALYZE the bench runs before measuring; null on SQLite.
+   */
+  readonly statistics: {
+    readonly autovacuum: string;
+    readonly analyzeSeconds: number;
+    readonly firstPageMs: { readonly before: number; readonly after: number };
+    readonly cursorPageMs: { readonly before: number; readonly after: number };
+  } | null;
   readonly scenarios: readonly RequestScenarioResult[];
   readonly login: LoginCost | null;
   readonly upload: TransferResult | null;

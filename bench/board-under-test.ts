@@ -6,7 +6,13 @@ import Database from 'better-sqlite3';
 import { type BaudInstallation, type RunningServer, runBaudCommand, startBaudServer } from './baud-process.js';
 import type { DatabaseKind } from './bench-results.js';
 import type { Cleanup } from './cleanup.js';
-import { boardDatabaseUrl, dropSchema, freshSchemaName, postgresPasswordHash } from './postgres-schema.js';
+import {
+  analyzeSchema,
+  boardDatabaseUrl,
+  dropSchema,
+  freshSchemaName,
+  postgresPasswordHash,
+} from './postgres-schema.js';
 import { residentBytes } from './process-memory.js';
 import type { Progress } from './progress.js';
 
@@ -28,8 +34,10 @@ export interface BoardUnderTest {
   readonly apiKey: string;
   readonly seeding: { readonly seconds: number; readonly messagesPerSec: number };
   readonly idleRssBytes: number;
-  /** The stored argon2 hash of `loginUser`. */
+  /** The stored argon2 hash of `username`. */
   passwordHashOf(username: string): Promise<string>;
+  /** PostgreSQL only: ANALYZE the board's tables (see `analyzeSchema`); null on SQLite. */
+  readonly analyzeStatistics: (() => Promise<{ autovacuum: string }>) | null;
 }
 
 /**
@@ -144,6 +152,7 @@ export async function startBoardUnderTest(options: {
     apiKey,
     seeding: { seconds, messagesPerSec: imported / seconds },
     idleRssBytes,
+    analyzeStatistics: options.database === 'postgres' ? () => analyzeSchema(options.postgresUrl, schema) : null,
     async passwordHashOf(username) {
       if (options.database === 'postgres') return postgresPasswordHash(options.postgresUrl, schema, username);
       const db = new Database(path.join(dir, 'baud.db'), { readonly: true, fileMustExist: true });

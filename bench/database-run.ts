@@ -5,11 +5,11 @@ import type { BenchSettings, DatabaseKind, DatabaseRun, LoginCost, RequestScenar
 import { type BoardUnderTest, FILE_AREA, MESSAGE_AREA, startBoardUnderTest } from './board-under-test.js';
 import type { CeilingServer } from './ceiling.js';
 import type { Cleanup } from './cleanup.js';
-import { JSON_HEADERS, logIn, requestJson } from './http-client.js';
+import { logIn, requestJson } from './http-client.js';
 import type { LoadDriver } from './load-driver.js';
 import { peakResidentBytes } from './process-memory.js';
 import type { Progress } from './progress.js';
-import { measureRequestScenario, type RequestScenario } from './request-scenarios.js';
+import { issueScenarios, measureRequestScenario } from './request-scenarios.js';
 import { measureDownload, measureUpload, type TransferFile } from './transfers.js';
 
 interface MessagePage {
@@ -40,7 +40,8 @@ async function walkArea(apiUrl: string, accessToken: string, progress: Progress)
     pages += 1;
     messagesSeen += page.data.length;
     lastPageSize = page.data.length;
-    if (pages % 200 === 0) progress.update(`  walking the area for the deep cursor: ${messagesSeen} messages`);
+    if (pages % 200 === 0)
+      progress.update(`  walking the area for the deep cursor: ${messagesSeen.toLocaleString('en-US')} messages`);
     if (page.meta.nextCursor === null) break;
     cursor = page.meta.nextCursor;
   }
@@ -50,6 +51,50 @@ async function walkArea(apiUrl: string, accessToken: string, progress: Progress)
     walk: { pages, messagesSeen, seconds: (performance.now() - started) / 1000 },
     deepPageAfterMessage: messagesSeen - lastPageSize,
   };
+}
+
+async function medianRequestMs(url: string, headers: Record<string, string>, rounds = 3): Promise<number> {
+  const times: number[] = [];
+  for (let round = 0; round < rounds; round += 1) {
+    const started = performance.now();
+    await requestJson<MessagePage>(url, 200, { headers });
+    times.push(performance.now() - started);
+  }
+  return times.sort((a, b) => a - b)[Math.floor(rounds / 2)] ?? 0;
+}
+
+/**
+ * PostgreSQL only: times page 1 and page 2 (a cursor page, as every deep page is) right after
+ * the import, runs ANALYZE (see `analyzeSchema`), and times them again. Measuring without
+ * statistics would measure the planner's guess, not baud; the before figure is kept because
+ * it is what a board sees after an import until autovacuum (if on) gets to the table.
+ */
+async function gatherStatistics(
+  board: BoardUnderTest,
+  apiUrl: string,
+  headers: Record<string, string>,
+  progress: Progress,
+): Promise<DatabaseRun['statistics']> {
+  const { analyzeStatistics } = board;
+  if (analyzeStatistics === null) return null;
+  const firstUrl = `${apiUrl}${listPath}`;
+  const first = await requestJson<MessagePage>(firstUrl, 200, { headers });
+  const cursorUrl = `${firstUrl}?cursor=${encodeURIComponent(first.meta.nextCursor ?? '')}`;
+  const firstBefore = await medianRequestMs(firstUrl, headers);
+  const cursorBefore = await medianRequestMs(cursorUrl, headers);
+  const started = performance.now();
+  const { autovacuum } = await analyzeStatistics();
+  const analyzeSeconds = (performance.now() - started) / 1000;
+  const statistics = {
+    autovacuum,
+    analyzeSeconds,
+    firstPageMs: { before: firstBefore, after: await medianRequestMs(firstUrl, headers) },
+    cursorPageMs: { before: cursorBefore, after: await medianRequestMs(cursorUrl, headers) },
+  };
+  progress.log(
+    `  ANALYZE after the import (autovacuum is ${autovacuum} here) took ${analyzeSeconds.toFixed(1)} s: page 1 ${statistics.firstPageMs.before.toFixed(0)} → ${statistics.firstPageMs.after.toFixed(0)} ms, page 2 ${statistics.cursorPageMs.before.toFixed(0)} → ${statistics.cursorPageMs.after.toFixed(0)} ms`,
+  );
+  return statistics;
 }
 
 function argon2Parameters(hash: string): string {
@@ -110,13 +155,11 @@ export async function runDatabase(options: {
   const apiUrl = server.apiUrl;
   const problems: string[] = [];
   // Access tokens live 15 minutes: each scenario gets one fresh from a real login.
-  const bearer = async () => ({ authorization: `Bearer ${await logIn(apiUrl, reader.username, reader.password)}` });
+  const freshToken = () => logIn(apiUrl, reader.username, reader.password);
+  const bearer = async () => ({ authorization: `Bearer ${await freshToken()}` });
 
-  const { deepCursor, walk, deepPageAfterMessage } = await walkArea(
-    apiUrl,
-    (await bearer()).authorization.slice(7),
-    progress,
-  );
+  const statistics = await gatherStatistics(board, apiUrl, await bearer(), progress);
+  const { deepCursor, walk, deepPageAfterMessage } = await walkArea(apiUrl, await freshToken(), progress);
   progress.log(
     `  walked ${walk.pages.toLocaleString('en-US')} pages (${walk.messagesSeen.toLocaleString('en-US')} messages) in ${walk.seconds.toFixed(1)} s`,
   );
@@ -128,75 +171,17 @@ export async function runDatabase(options: {
   const detailUuid = deepPage.data[0]?.uuid;
   if (deepPage.data.length !== 25 || !detailUuid) problems.push(`the deep page holds ${deepPage.data.length} messages`);
 
-  const read = settings.readConnections;
-  const write = settings.writeConnections;
-  const scenarios: (() => Promise<RequestScenario>)[] = [
-    async () => ({
-      id: 'system-info',
-      title: 'GET /system/info, anonymous',
-      method: 'GET',
-      path: '/system/info',
-      headers: {},
-      expectedStatus: 200,
-      connections: read,
-    }),
-    async () => ({
-      id: 'page-jwt',
-      title: 'message page 1 (25), JWT',
-      method: 'GET',
-      path: listPath,
-      headers: await bearer(),
-      expectedStatus: 200,
-      connections: read,
-    }),
-    async () => ({
-      id: 'page-api-key',
-      title: 'message page 1 (25), API key',
-      method: 'GET',
-      path: listPath,
-      headers: { 'x-baud-api-key': board.apiKey },
-      expectedStatus: 200,
-      connections: read,
-    }),
-    async () => ({
-      id: 'deep-page',
-      title: `deep page (after message ${deepPageAfterMessage.toLocaleString('en-US')}), JWT`,
-      method: 'GET',
-      path: deepPath,
-      headers: await bearer(),
-      expectedStatus: 200,
-      connections: read,
-    }),
-    async () => ({
-      id: 'detail',
-      title: 'message detail, JWT',
-      method: 'GET',
-      path: `/messages/${detailUuid}`,
-      headers: await bearer(),
-      expectedStatus: 200,
-      connections: read,
-    }),
-    async () => ({
-      id: 'post',
-      title: `post a message, JWT (${write} connections)`,
-      method: 'POST',
-      path: listPath,
-      headers: { ...JSON_HEADERS, ...(await bearer()) },
-      body: JSON.stringify({ subject: 'Benchmark post', message: 'Posted by npm run bench. '.repeat(16) }),
-      expectedStatus: 201,
-      connections: write,
-    }),
-    async () => ({
-      id: 'login',
-      title: `log in (${write} connections)`,
-      method: 'POST',
-      path: '/auth/login',
-      headers: JSON_HEADERS,
-      body: JSON.stringify({ username: board.loginUser.username, password: board.loginUser.password }),
-      expectedStatus: 200,
-      connections: write,
-    }),
-  ];
+  const scenarios = issueScenarios({
+    listPath,
+    deepPath,
+    deepPageAfterMessage,
+    detailUuid: detailUuid ?? 'missing',
+    apiKey: board.apiKey,
+    loginUser: board.loginUser,
+    bearer,
+    readConnections: settings.readConnections,
+    writeConnections: settings.writeConnections,
+  });
   const results: RequestScenarioResult[] = [];
   for (const scenario of scenarios) {
     const result = await measureRequestScenario(await scenario(), { apiUrl, driver, ceiling, settings, progress });
@@ -220,7 +205,7 @@ export async function runDatabase(options: {
   progress.update(`  uploading ${mib(transferFile.bytes)} MiB (and copying it as the reference) …`);
   const uploaded = await measureUpload({
     apiUrl,
-    accessToken: (await bearer()).authorization.slice(7),
+    accessToken: await freshToken(),
     areaTag: FILE_AREA,
     file: transferFile,
     serverPid: server.pid,
@@ -235,7 +220,7 @@ export async function runDatabase(options: {
   if (uploaded.fileId !== null) {
     download = await measureDownload({
       apiUrl,
-      accessToken: (await bearer()).authorization.slice(7),
+      accessToken: await freshToken(),
       fileId: uploaded.fileId,
       file: transferFile,
       ceiling,
@@ -258,6 +243,7 @@ export async function runDatabase(options: {
     walk,
     deepPageAfterMessage,
     idleRssBytes: board.idleRssBytes,
+    statistics,
     scenarios: results,
     login,
     upload,

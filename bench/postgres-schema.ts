@@ -49,3 +49,21 @@ export async function postgresPasswordHash(url: string, schema: string, username
     return hash;
   });
 }
+
+/**
+ * Gathers planner statistics for every table of `schema`, as autovacuum would some time after
+ * a bulk import (when it is on at all: `autovacuum` is returned). Without them PostgreSQL
+ * guesses a handful of rows in a million-row area and pages it with a bitmap scan and a sort:
+ * seconds per page.
+ */
+export async function analyzeSchema(url: string, schema: string): Promise<{ autovacuum: string }> {
+  return withClient(url, async (client) => {
+    const { rows } = await client.query<{ tablename: string }>(
+      'select tablename from pg_tables where schemaname = $1',
+      [schema],
+    );
+    for (const { tablename } of rows) await client.query(`analyze "${schema}"."${tablename}"`);
+    const setting = await client.query<{ autovacuum: string }>('show autovacuum');
+    return { autovacuum: setting.rows[0]?.autovacuum ?? 'unknown' };
+  });
+}

@@ -101,6 +101,13 @@ function otherFigures(style: Style, run: DatabaseRun): string {
     ],
     ['login cost', login],
   ];
+  if (run.statistics) {
+    const { autovacuum, analyzeSeconds, firstPageMs, cursorPageMs } = run.statistics;
+    facts.push([
+      'PostgreSQL page times before → after ANALYZE (one request at a time)',
+      `page 1 ${ms(firstPageMs.before)} → ${ms(firstPageMs.after)}, page 2 ${ms(cursorPageMs.before)} → ${ms(cursorPageMs.after)}; ANALYZE ${analyzeSeconds.toFixed(1)} s (autovacuum ${autovacuum} on this server)`,
+    ]);
+  }
   const problems =
     run.problems.length > 0 ? `\n\nFailures:\n${run.problems.map((problem) => `- ${problem}`).join('\n')}` : '';
   return `${transfers}\n\n${table(style, ['figure', 'value'], facts)}${problems}`;

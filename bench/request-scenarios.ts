@@ -1,6 +1,7 @@
 import type { BenchSettings, RequestScenarioResult } from './bench-results.js';
+import type { Account } from './board-under-test.js';
 import type { CeilingServer } from './ceiling.js';
-import { requestOnce } from './http-client.js';
+import { JSON_HEADERS, requestOnce } from './http-client.js';
 import type { LoadDriver, LoadFigures, LoadJob } from './load-driver.js';
 import type { Progress } from './progress.js';
 
@@ -106,4 +107,66 @@ export async function measureRequestScenario(
     ratio,
     problem,
   };
+}
+
+/**
+ * The request scenarios of issue 16, in the order they run: reads first (so posting does not
+ * change what they read), then posting and logging in. Each is built just before it runs, so
+ * its access token is fresh (they live 15 minutes; a full run is longer).
+ */
+export function issueScenarios(board: {
+  readonly listPath: string;
+  readonly deepPath: string;
+  readonly deepPageAfterMessage: number;
+  readonly detailUuid: string;
+  readonly apiKey: string;
+  readonly loginUser: Account;
+  readonly bearer: () => Promise<Record<string, string>>;
+  readonly readConnections: number;
+  readonly writeConnections: number;
+}): (() => Promise<RequestScenario>)[] {
+  const read = board.readConnections;
+  const write = board.writeConnections;
+  const get = (id: string, title: string, path: string, headers: Record<string, string>): RequestScenario => ({
+    id,
+    title,
+    method: 'GET',
+    path,
+    headers,
+    expectedStatus: 200,
+    connections: read,
+  });
+  return [
+    async () => get('system-info', 'GET /system/info, anonymous', '/system/info', {}),
+    async () => get('page-jwt', 'message page 1 (25), JWT', board.listPath, await board.bearer()),
+    async () => get('page-api-key', 'message page 1 (25), API key', board.listPath, { 'x-baud-api-key': board.apiKey }),
+    async () =>
+      get(
+        'deep-page',
+        `deep page (after message ${board.deepPageAfterMessage.toLocaleString('en-US')}), JWT`,
+        board.deepPath,
+        await board.bearer(),
+      ),
+    async () => get('detail', 'message detail, JWT', `/messages/${board.detailUuid}`, await board.bearer()),
+    async () => ({
+      id: 'post',
+      title: `post a message, JWT (${write} connections)`,
+      method: 'POST',
+      path: board.listPath,
+      headers: { ...JSON_HEADERS, ...(await board.bearer()) },
+      body: JSON.stringify({ subject: 'Benchmark post', message: 'Posted by npm run bench. '.repeat(16) }),
+      expectedStatus: 201,
+      connections: write,
+    }),
+    async () => ({
+      id: 'login',
+      title: `log in (${write} connections)`,
+      method: 'POST',
+      path: '/auth/login',
+      headers: JSON_HEADERS,
+      body: JSON.stringify({ username: board.loginUser.username, password: board.loginUser.password }),
+      expectedStatus: 200,
+      connections: write,
+    }),
+  ];
 }
