@@ -10,6 +10,7 @@ import type { Clock } from './clock.js';
 import type { Config } from './config/load-config.js';
 import { API_PREFIX } from './http/api-prefix.js';
 import { installAuthHook } from './http/auth-hook.js';
+import { installCaching } from './http/caching.js';
 import { installCors } from './http/cors.js';
 import { installJsonBody } from './http/json-body.js';
 import { installNulGuard } from './http/nul-guard.js';
@@ -98,6 +99,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
     installNulGuard(app);
     await app.register(
       async (api) => {
+        await installCaching(api, web);
         installSessionActivity(api, board);
         registerSystemRoutes(api, board);
         registerAuthRoutes(api, board);

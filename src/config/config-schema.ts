@@ -140,6 +140,13 @@ export const ConfigSchema = Type.Object(
               minimum: 1,
               description: 'An upload that sends no byte for this long is cut off',
             }),
+            publicCacheSeconds: Type.Integer({
+              default: 10,
+              minimum: 0,
+              maximum: 86400,
+              description:
+                'Shared caches may keep a public answer to an anonymous caller this long (0: keep it but revalidate every time)',
+            }),
             restApi: Type.Object(
               {
                 enabled: Type.Boolean({ default: true }),
