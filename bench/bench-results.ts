@@ -1,3 +1,4 @@
+import type { CredentialCosts } from './credential-costs.js';
 import type { LoadFigures } from './load-driver.js';
 import type { Machine } from './machine.js';
 
@@ -92,4 +93,5 @@ export interface BenchRun {
     readonly typeErrors: readonly string[];
   };
   readonly runs: readonly DatabaseRun[];
+  readonly credentials: CredentialCosts;
 }

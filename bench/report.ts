@@ -138,6 +138,23 @@ function runSummary(run: BenchRun): string[] {
   ];
 }
 
+/** Item 4 of issue 16: what checking each kind of credential costs in CPU, apart from the database. */
+function credentialTable(style: Style, run: BenchRun): string {
+  const { credentials } = run;
+  const micros = (value: number) => `${value.toFixed(2)} µs`;
+  return table(
+    style,
+    ['credential check (this process, compiled build)', 'CPU per check'],
+    [
+      ['access token, jose with the secret as bytes (WebCrypto import each time)', micros(credentials.joseWithBytesUs)],
+      ['access token, first use: jose with a KeyObject', micros(credentials.firstVerificationUs)],
+      ['access token, every later use: verified-token cache', micros(credentials.repeatVerificationUs)],
+      ['API key: SHA-256 of the presented key (then one indexed lookup)', micros(credentials.apiKeyHashUs)],
+    ],
+    ['left', 'right'],
+  );
+}
+
 /** The whole report as text for the terminal. */
 export function renderText(run: BenchRun, report: TargetReport): string {
   const parts = [...runSummary(run), ''];
@@ -145,6 +162,7 @@ export function renderText(run: BenchRun, report: TargetReport): string {
     parts.push(`== ${DATABASE_NAMES[databaseRun.database]}`, scenarioTable('text', databaseRun), '');
     parts.push(otherFigures('text', databaseRun), '');
   }
+  parts.push('== Credentials', credentialTable('text', run), '');
   parts.push('== Targets', targetTable('text', report, run.runs));
   return parts.join('\n');
 }
@@ -164,6 +182,7 @@ export function renderMarkdown(run: BenchRun, report: TargetReport, resultsFile:
     parts.push('', `### ${DATABASE_NAMES[databaseRun.database]}`, '', scenarioTable('markdown', databaseRun));
     parts.push('', otherFigures('markdown', databaseRun));
   }
+  parts.push('', '### Credentials', '', credentialTable('markdown', run));
   return parts.join('\n');
 }
 

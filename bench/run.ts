@@ -20,6 +20,7 @@ import { type BenchOptions, parseBenchOptions, USAGE } from './bench-options.js'
 import type { BenchRun, DatabaseKind, DatabaseRun } from './bench-results.js';
 import { startCeilingServer } from './ceiling.js';
 import { createCleanup } from './cleanup.js';
+import { measureCredentialCosts } from './credential-costs.js';
 import { runDatabase } from './database-run.js';
 import { closeConnections } from './http-client.js';
 import { startLoadDriver } from './load-driver.js';
@@ -112,6 +113,9 @@ async function main(): Promise<number> {
     );
   }
 
+  progress.log('\nmeasuring what checking a credential costs …');
+  const credentials = await measureCredentialCosts(build.dir);
+
   const run: BenchRun = {
     startedAt,
     finishedAt: new Date().toISOString(),
@@ -119,6 +123,7 @@ async function main(): Promise<number> {
     machine,
     build: { source: build.source, seconds: build.seconds, typeErrors: build.typeErrors },
     runs,
+    credentials,
   };
   const report = evaluateTargets(runs);
   const resultsFile = writeResultsJson(RESULTS_DIR, run, report);

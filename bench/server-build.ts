@@ -10,6 +10,8 @@ const BUILD_INPUTS = ['src', 'assets', 'package.json', 'tsconfig.json', 'tsconfi
 export type BuildSource = 'head' | 'worktree';
 
 export interface ServerBuild {
+  /** The build directory: `dist/` inside it holds the compiled modules. */
+  readonly dir: string;
   /** The compiled CLI entry (`node <mainJs> serve …`). */
   readonly mainJs: string;
   readonly source: BuildSource;
@@ -62,5 +64,5 @@ export function buildServer(dir: string, source: BuildSource, commit: string): S
   const mainJs = path.join(dir, 'dist/main.js');
   const typeErrors = tsc.stdout.split('\n').filter((line) => /error TS\d+/.test(line));
   if (!existsSync(mainJs)) throw new Error(`tsc emitted no ${mainJs}:\n${tsc.stdout}${tsc.stderr}`);
-  return { mainJs, source, seconds, typeErrors };
+  return { dir, mainJs, source, seconds, typeErrors };
 }

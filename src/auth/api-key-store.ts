@@ -1,4 +1,5 @@
 import type { Db, Executor } from '../db/database.js';
+import { prepareQuery } from '../db/prepared-query.js';
 
 /** A key row as the operator sees it: never the key's hash. `username` is its owner's. */
 export interface ApiKeyRow {
@@ -54,14 +55,17 @@ export function createApiKeyStore(db: Db): ApiKeyStore {
       .orderBy('k.id');
   }
 
+  // Every request with an API key asks this: built once (see `prepareQuery`).
+  const liveKey = prepareQuery(db, (p: { keyHash: string }) =>
+    db
+      .selectFrom('apiKeys')
+      .select(['id', 'userId', 'scope', 'lastUsedAt'])
+      .where('keyHash', '=', p.keyHash)
+      .where('revokedAt', 'is', null),
+  );
+
   return {
-    findLiveKey: (keyHash) =>
-      db
-        .selectFrom('apiKeys')
-        .select(['id', 'userId', 'scope', 'lastUsedAt'])
-        .where('keyHash', '=', keyHash)
-        .where('revokedAt', 'is', null)
-        .executeTakeFirst(),
+    findLiveKey: (keyHash) => liveKey.first({ keyHash }),
 
     async setLastUsed(keyId, lastUsedAt) {
       await db.updateTable('apiKeys').set({ lastUsedAt }).where('id', '=', keyId).execute();

@@ -1,10 +1,23 @@
 import type { Transaction } from 'kysely';
 import type { LiveSession } from '../caller.js';
 import type { Db, Executor } from '../db/database.js';
+import { prepareQuery } from '../db/prepared-query.js';
 import type { Tables } from '../db/schema.js';
 
 /** A login session counts as an active node while it is alive and was used this recently. */
 export const ACTIVE_SESSION_WINDOW_MS = 15 * 60 * 1000;
+
+/**
+ * How long one node reuses its count of active sessions (`nodeCount` of /system/info, asked on
+ * every visit to a board's front page). This node's own session writes drop the count at once;
+ * a login or logout on another node shows here within this bound.
+ */
+export const ACTIVE_SESSION_COUNT_MAX_AGE_MS = 1000;
+
+/** The oldest last activity a session may have and still count as active at `now`. */
+function activeSince(now: Date): string {
+  return new Date(now.getTime() - ACTIVE_SESSION_WINDOW_MS).toISOString();
+}
 
 /** A new login session (refresh family). */
 export interface NewSession {
@@ -105,25 +118,51 @@ export interface SessionStore {
  * two are the users table's columns, joined here because this is the one definition of "alive".
  */
 export function createSessionStore(db: Db): SessionStore {
-  function liveSessionsQuery(executor: Executor, now: Date) {
+  /** `now` is an ISO timestamp (or a prepared query's parameter standing for one). */
+  function liveSessionsQuery(executor: Executor, now: string) {
     return executor
       .selectFrom('refreshFamilies')
       .innerJoin('users', 'users.id', 'refreshFamilies.userId')
       .where('refreshFamilies.revokedAt', 'is', null)
-      .where('refreshFamilies.expiresAt', '>', now.toISOString())
+      .where('refreshFamilies.expiresAt', '>', now)
       .where('users.disabledAt', 'is', null)
       .whereRef('users.credentialsChangedAt', '<=', 'refreshFamilies.createdAt');
   }
 
-  function activeSessionsQuery(now: Date) {
-    return liveSessionsQuery(db, now).where(
-      'refreshFamilies.lastActivityAt',
-      '>',
-      new Date(now.getTime() - ACTIVE_SESSION_WINDOW_MS).toISOString(),
-    );
+  function activeSessionsQuery(now: string, activeSince: string) {
+    return liveSessionsQuery(db, now).where('refreshFamilies.lastActivityAt', '>', activeSince);
+  }
+
+  /** The request path asks these on every call: built once (see `prepareQuery`). */
+  const liveSession = prepareQuery(db, (p: { sessionId: string; userId: number; now: string }) =>
+    liveSessionsQuery(db, p.now)
+      .select(['refreshFamilies.id', 'refreshFamilies.lastActivityAt'])
+      .where('refreshFamilies.id', '=', p.sessionId)
+      .where('refreshFamilies.userId', '=', p.userId),
+  );
+  const activeSessionCount = prepareQuery(db, (p: { now: string; activeSince: string }) =>
+    activeSessionsQuery(p.now, p.activeSince).select((eb) => eb.fn.countAll<number>().as('nodeCount')),
+  );
+
+  const activityUpdate = prepareQuery(
+    db,
+    (p: { sessionId: string; seenAt: string; at: string; action: string; isSecure: number }) =>
+      db
+        .updateTable('refreshFamilies')
+        .set({ lastActivityAt: p.at, lastAction: p.action, isSecure: p.isSecure })
+        .where('id', '=', p.sessionId)
+        .where('lastActivityAt', '=', p.seenAt),
+  );
+
+  /** The last count of active sessions and the time it was asked for (see ACTIVE_SESSION_COUNT_MAX_AGE_MS). */
+  let counted: { readonly atMs: number; readonly count: Promise<number> } | null = null;
+  /** Every write that can change which sessions are active calls this. */
+  function sessionsChanged(): void {
+    counted = null;
   }
 
   async function revokeSession(trx: Executor, sessionId: string, revokedAt: string): Promise<void> {
+    sessionsChanged();
     await trx
       .updateTable('refreshFamilies')
       .set({ revokedAt })
@@ -135,22 +174,27 @@ export function createSessionStore(db: Db): SessionStore {
   return {
     transaction: (work) => db.transaction().execute(work),
 
-    findLiveSession: (sessionId, userId, now) =>
-      liveSessionsQuery(db, now)
-        .select(['refreshFamilies.id', 'refreshFamilies.lastActivityAt'])
-        .where('refreshFamilies.id', '=', sessionId)
-        .where('refreshFamilies.userId', '=', userId)
-        .executeTakeFirst(),
+    findLiveSession: (sessionId, userId, now) => liveSession.first({ sessionId, userId, now: now.toISOString() }),
 
-    async countActiveSessions(now) {
-      const { nodeCount } = await activeSessionsQuery(now)
-        .select((eb) => eb.fn.countAll<number>().as('nodeCount'))
-        .executeTakeFirstOrThrow();
-      return Number(nodeCount);
+    countActiveSessions(now) {
+      const atMs = now.getTime();
+      if (counted && atMs >= counted.atMs && atMs - counted.atMs < ACTIVE_SESSION_COUNT_MAX_AGE_MS) {
+        return counted.count;
+      }
+      const count = activeSessionCount
+        .first({ now: now.toISOString(), activeSince: activeSince(now) })
+        .then((row) => Number(row?.nodeCount ?? 0));
+      // Requests arriving while it is counted share the one query; a failed count is not kept.
+      const entry = { atMs, count };
+      counted = entry;
+      count.catch(() => {
+        if (counted === entry) sessionsChanged();
+      });
+      return count;
     },
 
     listActiveSessions(now, limit) {
-      const mostRecentlyActive = activeSessionsQuery(now)
+      const mostRecentlyActive = activeSessionsQuery(now.toISOString(), activeSince(now))
         .select([
           'refreshFamilies.id as sessionId',
           'refreshFamilies.createdAt',
@@ -174,16 +218,21 @@ export function createSessionStore(db: Db): SessionStore {
     },
 
     async recordActivity(session, update) {
-      const updated = await db
-        .updateTable('refreshFamilies')
-        .set({ lastActivityAt: update.at, lastAction: update.action, isSecure: update.isSecure ? 1 : 0 })
-        .where('id', '=', session.id)
-        .where('lastActivityAt', '=', session.lastActivityAt)
-        .executeTakeFirst();
-      return Number(updated.numUpdatedRows) === 1;
+      sessionsChanged();
+      const { at, action } = update;
+      const isSecure = update.isSecure ? 1 : 0;
+      const updated = await activityUpdate.run({
+        sessionId: session.id,
+        seenAt: session.lastActivityAt,
+        at,
+        action,
+        isSecure,
+      });
+      return updated === 1;
     },
 
     async insertSession(trx, session) {
+      sessionsChanged();
       await trx
         .insertInto('refreshFamilies')
         .values({
@@ -208,7 +257,8 @@ export function createSessionStore(db: Db): SessionStore {
     },
 
     async revokeAllButNewestSessions(trx, input) {
-      const newestOthers = liveSessionsQuery(trx, input.now)
+      sessionsChanged();
+      const newestOthers = liveSessionsQuery(trx, input.now.toISOString())
         .select('refreshFamilies.id')
         .where('refreshFamilies.userId', '=', input.userId)
         .where('refreshFamilies.id', '!=', input.keptSessionId)
@@ -288,6 +338,7 @@ export function createSessionStore(db: Db): SessionStore {
     revokeSession,
 
     async pruneDead(now) {
+      sessionsChanged();
       await db.transaction().execute(async (trx) => {
         await trx.deleteFrom('refreshTokens').where('expiresAt', '<=', now).execute();
         const deadFamilies = trx

@@ -1,9 +1,19 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { CamelCasePlugin, Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
+import {
+  CamelCasePlugin,
+  Kysely,
+  Migrator,
+  PostgresDialect,
+  type SqliteDatabase,
+  SqliteDialect,
+  sql,
+  type Transaction,
+} from 'kysely';
 import pg from 'pg';
 import { boardMigrations } from './migrations/index.js';
+import { preparedStatementName } from './prepared-query.js';
 import type { Tables } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -50,10 +60,51 @@ function openSqlite(file: string): Database {
   // WAL + NORMAL is durable across application crashes; only an OS crash can lose the last commits.
   connection.pragma('synchronous = NORMAL');
   const db = new Kysely<Tables>({
-    dialect: new SqliteDialect({ database: connection }),
+    dialect: new SqliteDialect({ database: withStatementCache(connection, STATEMENT_CACHE_SIZE) }),
     plugins: [new CamelCasePlugin()],
   });
   return { db, dialect: 'sqlite', schema: null, close: () => db.destroy() };
+}
+
+/**
+ * Statements kept prepared on the SQLite connection. The board's code has fewer distinct
+ * statements than this (IN lists and bulk inserts of other sizes are the only variable ones), so
+ * every query of a running board is prepared once; the least recently used one goes first.
+ */
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * The connection as Kysely's SQLite dialect sees it, with `prepare` answered from a cache:
+ * preparing is most of what a small query costs. Safe because the dialect runs one query at a
+ * time on its one connection and the board never streams, so no cached statement is ever
+ * still iterating when it is handed out again.
+ */
+function withStatementCache(connection: BetterSqlite3.Database, capacity: number): SqliteDatabase {
+  const statements = new Map<string, BetterSqlite3.Statement>();
+  return {
+    close: () => connection.close(),
+    prepare(text) {
+      let statement = statements.get(text);
+      if (statement) statements.delete(text);
+      else statement = connection.prepare(text);
+      statements.set(text, statement);
+      if (statements.size > capacity) statements.delete(statements.keys().next().value as string);
+      return statement;
+    },
+  };
+}
+
+/**
+ * Runs the prepared queries of the board's stores (see `prepareQuery`) as named prepared
+ * statements on each pooled connection; every other query stays an unnamed one-off. Kysely
+ * hands its SQL to `client.query(text, values)`, so that is where the name is added.
+ */
+function namePreparedStatements(client: pg.PoolClient): void {
+  const query = client.query.bind(client) as (config: unknown, values?: unknown) => unknown;
+  client.query = ((config: unknown, values?: unknown) => {
+    const name = typeof config === 'string' ? preparedStatementName(config) : undefined;
+    return name ? query({ name, text: config, values }) : query(config, values);
+  }) as typeof client.query;
 }
 
 async function openPostgres(url: string, poolSize: number): Promise<Database> {
@@ -68,6 +119,7 @@ async function openPostgres(url: string, poolSize: number): Promise<Database> {
     max: poolSize,
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });
+  pool.on('connect', namePreparedStatements);
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }), plugins: [new CamelCasePlugin()] });
   try {
     if (schema) await sql`create schema if not exists ${sql.id(schema)}`.execute(db);

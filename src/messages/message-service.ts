@@ -194,7 +194,6 @@ export function createMessageService(deps: {
         ...presentSummary(message, shouldStrip),
         body: presentText(message.body, shouldStrip),
         network: parseStoredNetwork(network),
-        replyCount: await store.countLiveReplies(message.messageId),
       };
     },
 

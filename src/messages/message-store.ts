@@ -1,6 +1,7 @@
 import type { Insertable, Transaction } from 'kysely';
-import type { Db } from '../db/database.js';
+import type { Db, Executor } from '../db/database.js';
 import { type Page, type PageRequest, pageFromRows, rowsToFetch } from '../db/keyset.js';
+import { prepareQuery } from '../db/prepared-query.js';
 import type { MessagesTable, Tables } from '../db/schema.js';
 
 export type NewMessageRow = Omit<Insertable<MessagesTable>, 'id' | 'deletedAt'>;
@@ -21,6 +22,8 @@ export interface MessageDetailRow extends MessageSummary {
   readonly fromUserId: number | null;
   readonly body: string;
   readonly network: string;
+  /** Live messages that reply to this one. */
+  readonly replyCount: number;
 }
 
 export interface AreaCounters {
@@ -51,31 +54,74 @@ const ROWS_PER_INSERT = 500;
  * the counters in `message_areas` are only ever changed next to the message rows they count.
  */
 export function createMessageStore(db: Db) {
+  const prepared = prepareMessageQueries(db);
   return {
-    ...messageQueries(db),
+    ...messageQueries(db, prepared),
     /**
      * Runs `work` in one transaction with the queries bound to it; `trx` is for other domains'
      * stores that must write in the same transaction (the poster's postCount).
      */
     transaction<T>(work: (queries: MessageQueries, trx: Transaction<Tables>) => Promise<T>): Promise<T> {
-      return db.transaction().execute((trx) => work(messageQueries(trx), trx));
+      return db.transaction().execute((trx) => work(messageQueries(trx, prepared), trx));
     },
   };
 }
 
 export type MessageStore = ReturnType<typeof createMessageStore>;
 
-function messageQueries(db: Db) {
+/**
+ * Message ids start at 1, so "after key 0" is the first page: one statement serves every page.
+ */
+const BEFORE_FIRST_MESSAGE = 0;
+
+/** The queries of reading and posting, built once (see `prepareQuery`) and run in any executor. */
+function prepareMessageQueries(db: Db) {
+  return {
+    areaPage: prepareQuery(db, (p: { areaTag: string; afterKey: number; limit: number }) =>
+      db
+        .selectFrom('messages')
+        .select(SUMMARY_COLUMNS)
+        .where('areaTag', '=', p.areaTag)
+        .where('deletedAt', 'is', null)
+        .where('id', '>', p.afterKey)
+        .orderBy('id')
+        .limit(p.limit),
+    ),
+    liveMessage: prepareQuery(db, (p: { uuid: string }) =>
+      db
+        .selectFrom('messages as m')
+        .select([...SUMMARY_COLUMNS.map((column) => `m.${column}` as const), 'm.fromUserId', 'm.body', 'm.network'])
+        .select((eb) =>
+          eb
+            .selectFrom('messages as reply')
+            .select(eb.fn.countAll<number>().as('count'))
+            .whereRef('reply.replyToMessageId', '=', 'm.id')
+            .where('reply.deletedAt', 'is', null)
+            .as('replyCount'),
+        )
+        .where('m.uuid', '=', p.uuid)
+        .where('m.deletedAt', 'is', null),
+    ),
+    areaOfLiveMessage: prepareQuery(db, (p: { messageId: number }) =>
+      db.selectFrom('messages').select('areaTag').where('id', '=', p.messageId).where('deletedAt', 'is', null),
+    ),
+    areaCounters: prepareQuery(db, (p: { areaTag: string }) =>
+      db
+        .selectFrom('messageAreas')
+        .select(['areaTag', 'messageCount', 'lastMessageAt'])
+        .where('areaTag', '=', p.areaTag),
+    ),
+  };
+}
+
+type PreparedMessageQueries = ReturnType<typeof prepareMessageQueries>;
+
+function messageQueries(db: Executor, prepared: PreparedMessageQueries) {
   return {
     /** Live messages of an area after the page's key, oldest first: a range scan of (area_tag, id). */
     async listAreaMessages(areaTag: string, request: PageRequest): Promise<Page<MessageSummary>> {
-      let query = db
-        .selectFrom('messages')
-        .select(SUMMARY_COLUMNS)
-        .where('areaTag', '=', areaTag)
-        .where('deletedAt', 'is', null);
-      if (request.afterKey !== null) query = query.where('id', '>', request.afterKey);
-      const rows = await query.orderBy('id').limit(rowsToFetch(request)).execute();
+      const afterKey = request.afterKey ?? BEFORE_FIRST_MESSAGE;
+      const rows = await prepared.areaPage.all({ areaTag, afterKey, limit: rowsToFetch(request) }, db);
       return pageFromRows(
         rows,
         request,
@@ -84,34 +130,15 @@ function messageQueries(db: Db) {
       );
     },
 
-    findLiveMessage(uuid: string): Promise<MessageDetailRow | undefined> {
-      return db
-        .selectFrom('messages')
-        .select([...SUMMARY_COLUMNS, 'fromUserId', 'body', 'network'])
-        .where('uuid', '=', uuid)
-        .where('deletedAt', 'is', null)
-        .executeTakeFirst();
+    /** A live message with its live replies counted, in one query. */
+    async findLiveMessage(uuid: string): Promise<MessageDetailRow | undefined> {
+      const row = await prepared.liveMessage.first({ uuid }, db);
+      return row && { ...row, replyCount: Number(row.replyCount ?? 0) };
     },
 
     /** The area of a live message, or undefined when there is no such message (or it was deleted). */
     async areaOfLiveMessage(messageId: number): Promise<string | undefined> {
-      const row = await db
-        .selectFrom('messages')
-        .select('areaTag')
-        .where('id', '=', messageId)
-        .where('deletedAt', 'is', null)
-        .executeTakeFirst();
-      return row?.areaTag;
-    },
-
-    async countLiveReplies(messageId: number): Promise<number> {
-      const row = await db
-        .selectFrom('messages')
-        .select((eb) => eb.fn.countAll<number | string>().as('replies'))
-        .where('replyToMessageId', '=', messageId)
-        .where('deletedAt', 'is', null)
-        .executeTakeFirstOrThrow();
-      return Number(row.replies);
+      return (await prepared.areaOfLiveMessage.first({ messageId }, db))?.areaTag;
     },
 
     /** Live messages on the whole board, from the per-area counters. */
@@ -126,11 +153,14 @@ function messageQueries(db: Db) {
     /** Counters of each area; areas never posted to have no row and are left out. */
     async areaCounters(areaTags: readonly string[]): Promise<Map<string, AreaCounters>> {
       if (areaTags.length === 0) return new Map();
-      const rows = await db
-        .selectFrom('messageAreas')
-        .select(['areaTag', 'messageCount', 'lastMessageAt'])
-        .where('areaTag', 'in', [...areaTags])
-        .execute();
+      const [onlyArea] = areaTags;
+      const rows = await (areaTags.length === 1 && onlyArea !== undefined
+        ? prepared.areaCounters.all({ areaTag: onlyArea }, db)
+        : db
+            .selectFrom('messageAreas')
+            .select(['areaTag', 'messageCount', 'lastMessageAt'])
+            .where('areaTag', 'in', [...areaTags])
+            .execute());
       return new Map(
         rows.map((row) => [row.areaTag, { messageCount: row.messageCount, lastMessageAt: row.lastMessageAt }]),
       );

@@ -1,5 +1,6 @@
 import type { Transaction } from 'kysely';
 import type { Db, Executor } from '../db/database.js';
+import { prepareQuery } from '../db/prepared-query.js';
 import type { Tables, UserRow } from '../db/schema.js';
 import { usernameKey } from './username.js';
 
@@ -60,6 +61,14 @@ export interface UserStore {
  * counters through here, inside their own transactions (posting, uploads, logins).
  */
 export function createUserStore(db: Db): UserStore {
+  // Every authenticated request loads its caller with these two: built once (see `prepareQuery`).
+  const enabledById = prepareQuery(db, (p: { userId: number }) =>
+    db.selectFrom('users').selectAll().where('id', '=', p.userId).where('disabledAt', 'is', null),
+  );
+  const groupsOfUser = prepareQuery(db, (p: { userId: number }) =>
+    db.selectFrom('userGroups').select('groupName').where('userId', '=', p.userId).orderBy('groupName'),
+  );
+
   return {
     transaction: (work) => db.transaction().execute(work),
 
@@ -68,8 +77,7 @@ export function createUserStore(db: Db): UserStore {
 
     findById: (userId) => db.selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirst(),
 
-    findEnabledById: (userId) =>
-      db.selectFrom('users').selectAll().where('id', '=', userId).where('disabledAt', 'is', null).executeTakeFirst(),
+    findEnabledById: (userId) => enabledById.first({ userId }),
 
     listAll: () => db.selectFrom('users').selectAll().orderBy('id').execute(),
 
@@ -84,6 +92,14 @@ export function createUserStore(db: Db): UserStore {
     async groupsOf(userIds) {
       const groups = new Map<number, string[]>(userIds.map((id) => [id, []]));
       if (userIds.length === 0) return groups;
+      const [onlyUser] = userIds;
+      if (userIds.length === 1 && onlyUser !== undefined) {
+        const rows = await groupsOfUser.all({ userId: onlyUser });
+        return groups.set(
+          onlyUser,
+          rows.map((row) => row.groupName),
+        );
+      }
       const rows = await db
         .selectFrom('userGroups')
         .select(['userId', 'groupName'])
