@@ -16,8 +16,11 @@ export interface SessionActivity {
 }
 
 export interface SessionActivityService {
-  /** Records a request of a login session (at most once a minute per session). */
-  touch(activity: SessionActivity): Promise<void>;
+  /**
+   * Records a request of a login session (at most once a minute per session). Returns a
+   * promise only when it writes: the other requests of the minute cost no promise at all.
+   */
+  touch(activity: SessionActivity): Promise<void> | undefined;
 }
 
 /**
@@ -32,21 +35,23 @@ export function createSessionActivityService(deps: {
 }): SessionActivityService {
   const { sessions, users, clock } = deps;
 
+  async function record(activity: SessionActivity, now: Date, gapMs: number): Promise<void> {
+    const minutes = gapMs < ACTIVE_SESSION_WINDOW_MS ? Math.round(gapMs / 60_000) : 0;
+    // Conditional on the value read: of two requests racing here, only one adds the gap.
+    const update = { at: now.toISOString(), action: activity.action, isSecure: activity.isSecure };
+    if (!(await sessions.recordActivity(activity.session, update)) || minutes === 0) return;
+    // Not in one transaction with the update above on purpose: holding the session's row
+    // while waiting for the user's would deadlock with a login, which locks the user's row
+    // and then ends that user's oldest sessions. A crash in between loses a few minutes of
+    // a statistic, nothing more.
+    await users.addMinutesOnline(activity.userId, minutes);
+  }
+
   return {
-    async touch(activity) {
+    touch(activity) {
       const now = clock.now();
-      const { session } = activity;
-      const gapMs = now.getTime() - Date.parse(session.lastActivityAt);
-      if (gapMs < ACTIVITY_WRITE_INTERVAL_MS) return;
-      const minutes = gapMs < ACTIVE_SESSION_WINDOW_MS ? Math.round(gapMs / 60_000) : 0;
-      // Conditional on the value read: of two requests racing here, only one adds the gap.
-      const update = { at: now.toISOString(), action: activity.action, isSecure: activity.isSecure };
-      if (!(await sessions.recordActivity(session, update)) || minutes === 0) return;
-      // Not in one transaction with the update above on purpose: holding the session's row
-      // while waiting for the user's would deadlock with a login, which locks the user's row
-      // and then ends that user's oldest sessions. A crash in between loses a few minutes of
-      // a statistic, nothing more.
-      await users.addMinutesOnline(activity.userId, minutes);
+      const gapMs = now.getTime() - Date.parse(activity.session.lastActivityAt);
+      return gapMs < ACTIVITY_WRITE_INTERVAL_MS ? undefined : record(activity, now, gapMs);
     },
   };
 }

@@ -5,6 +5,7 @@ import type { Board } from '../board.js';
 import { anonymousCaller, type Caller, type Scope } from '../caller.js';
 import { ForbiddenError, UnauthorizedError } from '../errors.js';
 import type { RouteAccess } from './route-access.js';
+import { syncHook } from './sync-hook.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -30,17 +31,18 @@ function credentialOf(request: FastifyRequest): Credential | null {
   return looksLikeApiKey(match[1]) ? { apiKey: match[1] } : { accessToken: match[1] };
 }
 
-async function resolveCaller(board: Board, request: FastifyRequest): Promise<Caller> {
-  const isSecure = request.protocol === 'https';
-  const credential = credentialOf(request);
-  if (!credential) return anonymousCaller(isSecure);
-  return board.callers.resolve(credential, { isSecure });
-}
-
 function assertRouteAccess(board: Board, access: RouteAccess, caller: Caller): void {
   if (caller.kind === 'user' || access === 'public' || access === 'ownCredentials') return;
   if (access !== 'authenticated' && board.config.contentServers.web.restApi.system.public[access.publicToggle]) return;
   throw new UnauthorizedError();
+}
+
+/** The checks a caller with a credential must pass once the auth domain has resolved it. */
+function assertCallerMay(board: Board, request: FastifyRequest, access: RouteAccess, caller: Caller): void {
+  if (caller.kind === 'user' && !caller.scopes.has(requiredScope(request.method))) {
+    throw new ForbiddenError(`This API key's scope does not allow ${request.method} requests.`);
+  }
+  assertRouteAccess(board, access, caller);
 }
 
 /**
@@ -51,19 +53,26 @@ function assertRouteAccess(board: Board, access: RouteAccess, caller: Caller): v
  */
 export function installAuthHook(app: FastifyInstance, board: Board): void {
   app.decorateRequest<Caller, 'caller'>('caller', null as unknown as Caller);
-  app.addHook('onRequest', async (request) => {
-    request.caller = anonymousCaller(request.protocol === 'https');
-    // Unknown routes answer 404/405 whoever asks; a bad credential there is beside the point.
-    if (request.is404) return;
-    const access = request.routeOptions.config.access ?? 'authenticated';
-    // Login, refresh and logout carry their own credentials (password, refresh cookie): a stale
-    // access token a client attaches to every request must not stop it from getting a fresh one.
-    if (access === 'ownCredentials') return;
-    const caller = await resolveCaller(board, request);
-    request.caller = caller;
-    if (caller.kind === 'user' && !caller.scopes.has(requiredScope(request.method))) {
-      throw new ForbiddenError(`This API key's scope does not allow ${request.method} requests.`);
-    }
-    assertRouteAccess(board, access, caller);
-  });
+  app.addHook(
+    'onRequest',
+    syncHook((request) => {
+      const isSecure = request.protocol === 'https';
+      request.caller = anonymousCaller(isSecure);
+      // Unknown routes answer 404/405 whoever asks; a bad credential there is beside the point.
+      if (request.is404) return;
+      const access = request.routeOptions.config.access ?? 'authenticated';
+      // Login, refresh and logout carry their own credentials (password, refresh cookie): a stale
+      // access token a client attaches to every request must not stop it from getting a fresh one.
+      if (access === 'ownCredentials') return;
+      const credential = credentialOf(request);
+      if (!credential) {
+        assertCallerMay(board, request, access, request.caller);
+        return;
+      }
+      return board.callers.resolve(credential, { isSecure }).then((caller) => {
+        request.caller = caller;
+        assertCallerMay(board, request, access, caller);
+      });
+    }),
+  );
 }

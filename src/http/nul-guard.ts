@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { BadRequestError, type FieldError } from '../errors.js';
+import { syncHook } from './sync-hook.js';
 
 const MAX_REPORTED = 10;
 
@@ -38,13 +39,17 @@ function nulPointers(root: unknown, rootPointer: string): FieldError[] {
  * One guard here instead of a check in every service.
  */
 export function installNulGuard(app: FastifyInstance): void {
-  app.addHook('preValidation', async (request) => {
-    const found = [
-      ...nulPointers(request.params, '/path'),
-      ...nulPointers(request.query, '/query'),
-      ...nulPointers(request.body, '/body'),
-    ].slice(0, MAX_REPORTED);
-    const first = found[0];
-    if (first) throw new BadRequestError(`${first.pointer.slice(1)} ${first.message}`, found);
-  });
+  app.addHook(
+    'preValidation',
+    syncHook((request) => {
+      const found = [
+        ...nulPointers(request.params, '/path'),
+        ...nulPointers(request.query, '/query'),
+        ...nulPointers(request.body, '/body'),
+      ].slice(0, MAX_REPORTED);
+      const first = found[0];
+      if (first) throw new BadRequestError(`${first.pointer.slice(1)} ${first.message}`, found);
+      return undefined;
+    }),
+  );
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Board } from '../board.js';
 import { API_PREFIX } from './api-prefix.js';
+import { syncHook } from './sync-hook.js';
 
 const ACTIONS: readonly { prefix: string; read: string; write: string }[] = [
   { prefix: '/messages', read: 'Reading messages', write: 'Writing messages' },
@@ -25,14 +26,17 @@ export function actionOf(routeUrl: string, method: string): string {
  * write is done by the time the reply goes out; the store writes at most once a minute per session.
  */
 export function installSessionActivity(app: FastifyInstance, board: Board): void {
-  app.addHook('preHandler', async (request) => {
-    const caller = request.caller;
-    if (caller.kind !== 'user' || caller.session === null) return;
-    await board.sessionActivity.touch({
-      session: caller.session,
-      userId: caller.user.id,
-      action: actionOf(request.routeOptions.url ?? request.url, request.method),
-      isSecure: caller.isSecure,
-    });
-  });
+  app.addHook(
+    'preHandler',
+    syncHook((request) => {
+      const caller = request.caller;
+      if (caller.kind !== 'user' || caller.session === null) return;
+      return board.sessionActivity.touch({
+        session: caller.session,
+        userId: caller.user.id,
+        action: actionOf(request.routeOptions.url ?? request.url, request.method),
+        isSecure: caller.isSecure,
+      });
+    }),
+  );
 }
