@@ -12,6 +12,7 @@ import { type Database, type Db, migrateToLatest, openDatabase } from './db/data
 import { loadOrCreateSecret } from './db/settings-store.js';
 import { openFileBase } from './files/file-service.js';
 import { createFileStore } from './files/file-store.js';
+import { createIdentityChanges, type IdentityChanges } from './identity-changes.js';
 import { createMessageService } from './messages/message-service.js';
 import { createMessageStore } from './messages/message-store.js';
 import { createSystemService } from './system/system-service.js';
@@ -45,7 +46,8 @@ async function assembleBoard(config: Config, database: Database, clock: Clock, a
     : await loadOrCreateSecret(db, 'jwtSecret');
   const cursorSecret = await loadOrCreateSecret(db, 'cursorSecret');
   const refreshSuccessorSecret = await loadOrCreateSecret(db, 'refreshSuccessorSecret');
-  const stores = createStores(db);
+  const identityChanges = createIdentityChanges();
+  const stores = createStores(db, identityChanges);
   const users = createUserService({ store: stores.users, apiKeys: stores.apiKeys, config, clock });
   const access = createAreaAccess({ config, areas, clock });
   const messages = createMessageService({ store: stores.messages, users: stores.users, clock, areas, access });
@@ -64,6 +66,7 @@ async function assembleBoard(config: Config, database: Database, clock: Clock, a
       users,
       accessTokens: createAccessTokens(jwtSecret, clock),
       refreshSuccessorSecret,
+      identityChanges,
     }),
     users,
     areas,
@@ -84,12 +87,12 @@ async function assembleBoard(config: Config, database: Database, clock: Clock, a
 }
 
 /** One store per domain: the only code that queries the database. Services get the stores they need. */
-function createStores(db: Db) {
-  const users = createUserStore(db);
+function createStores(db: Db, identityChanges: IdentityChanges) {
+  const users = createUserStore(db, identityChanges);
   return {
     users,
-    apiKeys: createApiKeyStore(db),
-    sessions: createSessionStore(db),
+    apiKeys: createApiKeyStore(db, identityChanges),
+    sessions: createSessionStore(db, identityChanges),
     loginAttempts: createLoginAttemptStore(db),
     system: createSystemStore(db),
     messages: createMessageStore(db),

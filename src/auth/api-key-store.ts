@@ -1,5 +1,6 @@
 import type { Db, Executor } from '../db/database.js';
 import { prepareQuery } from '../db/prepared-query.js';
+import type { IdentityChanges } from '../identity-changes.js';
 
 /** A key row as the operator sees it: never the key's hash. `username` is its owner's. */
 export interface ApiKeyRow {
@@ -46,7 +47,7 @@ export interface ApiKeyStore {
 }
 
 /** Every query of `api_keys`. Listings join the owner's username, which is what an operator reads. */
-export function createApiKeyStore(db: Db): ApiKeyStore {
+export function createApiKeyStore(db: Db, identityChanges: IdentityChanges): ApiKeyStore {
   function rowsQuery() {
     return db
       .selectFrom('apiKeys as k')
@@ -94,8 +95,10 @@ export function createApiKeyStore(db: Db): ApiKeyStore {
         .where('id', '=', keyId)
         .where('revokedAt', 'is', null)
         .execute();
+      identityChanges.changed();
     },
 
+    // A password change runs this in the user store's transaction, which reports the change once committed.
     async revokeUserKeys(trx, userId, revokedAt) {
       await trx
         .updateTable('apiKeys')

@@ -1,8 +1,9 @@
 import type { UserCaller } from '../caller.js';
 import type { Clock } from '../clock.js';
 import { UnauthorizedError } from '../errors.js';
+import type { IdentityChanges } from '../identity-changes.js';
 import type { UserService } from '../users/user-service.js';
-import type { AccessTokens } from './access-tokens.js';
+import type { AccessTokenClaims, AccessTokens } from './access-tokens.js';
 import type { ApiKeyService } from './api-key-service.js';
 import type { SessionStore } from './session-store.js';
 
@@ -19,30 +20,89 @@ export interface CallerService {
   resolve(credential: Credential, options: { readonly isSecure: boolean }): Promise<UserCaller>;
 }
 
+/**
+ * How long a node answers "who is this credential" from memory. A logout, a revoked key, a
+ * disabled account or a changed password on this node takes effect at once (the stores report
+ * it through `IdentityChanges`); made on another node sharing the database, it takes effect
+ * here within this bound. Expired access tokens are refused at once on every node: their
+ * expiry is checked on every request.
+ */
+export const CALLER_CACHE_MAX_AGE_MS = 1000;
+
+/** Credentials remembered at once, at most; the least recently loaded goes first. */
+export const CALLER_CACHE_SIZE = 10_000;
+
+interface CachedCaller {
+  readonly caller: UserCaller;
+  readonly loadedAtMs: number;
+  /** `IdentityChanges.epoch` when loading began: any change since then makes the entry stale. */
+  readonly epoch: number;
+}
+
 export function createCallerService(deps: {
   clock: Clock;
   accessTokens: AccessTokens;
   apiKeys: ApiKeyService;
   sessions: SessionStore;
   users: UserService;
+  identityChanges: IdentityChanges;
 }): CallerService {
-  const { clock, accessTokens, apiKeys, sessions, users } = deps;
+  const { clock, accessTokens, apiKeys, sessions, users, identityChanges } = deps;
+  /** Keyed by the credential and whether the request came over TLS (part of the caller). */
+  const cache = new Map<string, CachedCaller>();
+
+  function cached(cacheKey: string, nowMs: number): UserCaller | undefined {
+    const entry = cache.get(cacheKey);
+    if (entry === undefined) return undefined;
+    const age = nowMs - entry.loadedAtMs;
+    if (entry.epoch === identityChanges.epoch && age >= 0 && age < CALLER_CACHE_MAX_AGE_MS) return entry.caller;
+    cache.delete(cacheKey);
+    return undefined;
+  }
+
+  function remember(cacheKey: string, entry: CachedCaller): void {
+    if (cache.size >= CALLER_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+    cache.set(cacheKey, entry);
+  }
+
+  async function loadApiKeyCaller(apiKey: string, isSecure: boolean): Promise<UserCaller> {
+    const key = await apiKeys.verify(apiKey);
+    const user = key && (await users.loadCallerUser(key.userId));
+    if (!key || !user) throw new UnauthorizedError('The API key is unknown or revoked.', 'invalid_token');
+    return { kind: 'user', user, via: 'apiKey', scopes: key.scopes, isSecure, session: null };
+  }
+
+  async function loadTokenCaller(claims: AccessTokenClaims, isSecure: boolean): Promise<UserCaller> {
+    // The session is checked (within the cache's bound), so logout takes effect at once on this
+    // node rather than when the 15-minute token expires.
+    const session = await sessions.findLiveSession(claims.sessionId, claims.userId, clock.now());
+    const user = session ? await users.loadCallerUser(claims.userId) : null;
+    if (!session || !user) throw new UnauthorizedError('The access token is invalid or expired.', 'invalid_token');
+    return { kind: 'user', user, via: 'token', scopes: new Set(['read', 'write']), isSecure, session };
+  }
 
   return {
     async resolve(credential, { isSecure }) {
+      const nowMs = clock.now().getTime();
+      let cacheKey: string;
+      let load: () => Promise<UserCaller>;
       if ('apiKey' in credential) {
-        const key = await apiKeys.verify(credential.apiKey);
-        const user = key && (await users.loadCallerUser(key.userId));
-        if (!key || !user) throw new UnauthorizedError('The API key is unknown or revoked.', 'invalid_token');
-        return { kind: 'user', user, via: 'apiKey', scopes: key.scopes, isSecure, session: null };
+        cacheKey = `key ${isSecure} ${credential.apiKey}`;
+        load = () => loadApiKeyCaller(credential.apiKey, isSecure);
+      } else {
+        // Verified on every request (a map lookup once verified), so an expired token never
+        // rides on a remembered caller.
+        const claims = await accessTokens.verify(credential.accessToken);
+        if (!claims) throw new UnauthorizedError('The access token is invalid or expired.', 'invalid_token');
+        cacheKey = `token ${isSecure} ${credential.accessToken}`;
+        load = () => loadTokenCaller(claims, isSecure);
       }
-      const claims = await accessTokens.verify(credential.accessToken);
-      // The session is checked on every request, so logout takes effect at once rather than
-      // when the 15-minute token expires.
-      const session = claims && (await sessions.findLiveSession(claims.sessionId, claims.userId, clock.now()));
-      const user = session && claims ? await users.loadCallerUser(claims.userId) : null;
-      if (!session || !user) throw new UnauthorizedError('The access token is invalid or expired.', 'invalid_token');
-      return { kind: 'user', user, via: 'token', scopes: new Set(['read', 'write']), isSecure, session };
+      const known = cached(cacheKey, nowMs);
+      if (known) return known;
+      const { epoch } = identityChanges;
+      const caller = await load();
+      remember(cacheKey, { caller, loadedAtMs: nowMs, epoch });
+      return caller;
     },
   };
 }

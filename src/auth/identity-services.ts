@@ -1,5 +1,6 @@
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/load-config.js';
+import type { IdentityChanges } from '../identity-changes.js';
 import type { SystemStore } from '../system/system-store.js';
 import { createProfileService } from '../users/profile-service.js';
 import type { UserService } from '../users/user-service.js';
@@ -33,6 +34,8 @@ export function createIdentityServices(deps: {
   accessTokens: AccessTokens;
   /** Derives each refresh token's successor (see `createRefreshTokens`). */
   refreshSuccessorSecret: Uint8Array;
+  /** What the stores report when a credential may stand for something else now. */
+  identityChanges: IdentityChanges;
 }) {
   const { config, clock, stores, users, accessTokens } = deps;
   const refreshTokens = createRefreshTokens({
@@ -55,7 +58,14 @@ export function createIdentityServices(deps: {
       loginThrottle,
     }),
     apiKeys,
-    callers: createCallerService({ clock, accessTokens, apiKeys, sessions: stores.sessions, users }),
+    callers: createCallerService({
+      clock,
+      accessTokens,
+      apiKeys,
+      sessions: stores.sessions,
+      users,
+      identityChanges: deps.identityChanges,
+    }),
     profiles: createProfileService({ store: stores.users }),
     sessionActivity: createSessionActivityService({ sessions: stores.sessions, users: stores.users, clock }),
   };

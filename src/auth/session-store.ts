@@ -3,6 +3,7 @@ import type { LiveSession } from '../caller.js';
 import type { Db, Executor } from '../db/database.js';
 import { prepareQuery } from '../db/prepared-query.js';
 import type { Tables } from '../db/schema.js';
+import type { IdentityChanges } from '../identity-changes.js';
 
 /** A login session counts as an active node while it is alive and was used this recently. */
 export const ACTIVE_SESSION_WINDOW_MS = 15 * 60 * 1000;
@@ -117,7 +118,7 @@ export interface SessionStore {
  * unchanged since the login (a password change or disabling ends every session): those last
  * two are the users table's columns, joined here because this is the one definition of "alive".
  */
-export function createSessionStore(db: Db): SessionStore {
+export function createSessionStore(db: Db, identityChanges: IdentityChanges): SessionStore {
   /** `now` is an ISO timestamp (or a prepared query's parameter standing for one). */
   function liveSessionsQuery(executor: Executor, now: string) {
     return executor
@@ -154,41 +155,54 @@ export function createSessionStore(db: Db): SessionStore {
         .where('lastActivityAt', '=', p.seenAt),
   );
 
-  /** The last count of active sessions and the time it was asked for (see ACTIVE_SESSION_COUNT_MAX_AGE_MS). */
-  let counted: { readonly atMs: number; readonly count: Promise<number> } | null = null;
-  /** Every write that can change which sessions are active calls this. */
+  /** The last count of active sessions, when and in which epoch it was asked for (see ACTIVE_SESSION_COUNT_MAX_AGE_MS). */
+  let counted: { readonly atMs: number; readonly epoch: number; readonly count: Promise<number> } | null = null;
+  /** Every write that can change which sessions are alive or active calls this. */
   function sessionsChanged(): void {
-    counted = null;
+    identityChanges.changed();
   }
 
   async function revokeSession(trx: Executor, sessionId: string, revokedAt: string): Promise<void> {
-    sessionsChanged();
     await trx
       .updateTable('refreshFamilies')
       .set({ revokedAt })
       .where('id', '=', sessionId)
       .where('revokedAt', 'is', null)
       .execute();
+    sessionsChanged();
   }
 
   return {
-    transaction: (work) => db.transaction().execute(work),
+    // Refresh rotations run here: whatever they changed is reported once it is committed.
+    async transaction(work) {
+      try {
+        return await db.transaction().execute(work);
+      } finally {
+        sessionsChanged();
+      }
+    },
 
     findLiveSession: (sessionId, userId, now) => liveSession.first({ sessionId, userId, now: now.toISOString() }),
 
     countActiveSessions(now) {
       const atMs = now.getTime();
-      if (counted && atMs >= counted.atMs && atMs - counted.atMs < ACTIVE_SESSION_COUNT_MAX_AGE_MS) {
+      const { epoch } = identityChanges;
+      if (
+        counted &&
+        counted.epoch === epoch &&
+        atMs >= counted.atMs &&
+        atMs - counted.atMs < ACTIVE_SESSION_COUNT_MAX_AGE_MS
+      ) {
         return counted.count;
       }
       const count = activeSessionCount
         .first({ now: now.toISOString(), activeSince: activeSince(now) })
         .then((row) => Number(row?.nodeCount ?? 0));
       // Requests arriving while it is counted share the one query; a failed count is not kept.
-      const entry = { atMs, count };
+      const entry = { atMs, epoch, count };
       counted = entry;
       count.catch(() => {
-        if (counted === entry) sessionsChanged();
+        if (counted === entry) counted = null;
       });
       return count;
     },
@@ -218,7 +232,6 @@ export function createSessionStore(db: Db): SessionStore {
     },
 
     async recordActivity(session, update) {
-      sessionsChanged();
       const { at, action } = update;
       const isSecure = update.isSecure ? 1 : 0;
       const updated = await activityUpdate.run({
@@ -228,11 +241,12 @@ export function createSessionStore(db: Db): SessionStore {
         action,
         isSecure,
       });
+      sessionsChanged();
       return updated === 1;
     },
 
+    // Logins run this and the next in the user store's transaction, which reports the change once committed.
     async insertSession(trx, session) {
-      sessionsChanged();
       await trx
         .insertInto('refreshFamilies')
         .values({
@@ -257,7 +271,6 @@ export function createSessionStore(db: Db): SessionStore {
     },
 
     async revokeAllButNewestSessions(trx, input) {
-      sessionsChanged();
       const newestOthers = liveSessionsQuery(trx, input.now.toISOString())
         .select('refreshFamilies.id')
         .where('refreshFamilies.userId', '=', input.userId)
@@ -338,7 +351,6 @@ export function createSessionStore(db: Db): SessionStore {
     revokeSession,
 
     async pruneDead(now) {
-      sessionsChanged();
       await db.transaction().execute(async (trx) => {
         await trx.deleteFrom('refreshTokens').where('expiresAt', '<=', now).execute();
         const deadFamilies = trx

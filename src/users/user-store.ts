@@ -2,6 +2,7 @@ import type { Transaction } from 'kysely';
 import type { Db, Executor } from '../db/database.js';
 import { prepareQuery } from '../db/prepared-query.js';
 import type { Tables, UserRow } from '../db/schema.js';
+import type { IdentityChanges } from '../identity-changes.js';
 import { usernameKey } from './username.js';
 
 /** What a new account is created with; every other column starts empty or at zero. */
@@ -60,7 +61,7 @@ export interface UserStore {
  * Every query of the users domain (`users`, `user_groups`). Other domains change a user's
  * counters through here, inside their own transactions (posting, uploads, logins).
  */
-export function createUserStore(db: Db): UserStore {
+export function createUserStore(db: Db, identityChanges: IdentityChanges): UserStore {
   // Every authenticated request loads its caller with these two: built once (see `prepareQuery`).
   const enabledById = prepareQuery(db, (p: { userId: number }) =>
     db.selectFrom('users').selectAll().where('id', '=', p.userId).where('disabledAt', 'is', null),
@@ -70,7 +71,14 @@ export function createUserStore(db: Db): UserStore {
   );
 
   return {
-    transaction: (work) => db.transaction().execute(work),
+    // Logins and password changes run here: whatever they changed is reported once it is committed.
+    async transaction(work) {
+      try {
+        return await db.transaction().execute(work);
+      } finally {
+        identityChanges.changed();
+      }
+    },
 
     findByName: (username) =>
       db.selectFrom('users').selectAll().where('usernameKey', '=', usernameKey(username)).executeTakeFirst(),
@@ -144,6 +152,7 @@ export function createUserStore(db: Db): UserStore {
       });
     },
 
+    // Runs in a transaction of `transaction` above, which reports the change once committed.
     async setPasswordHash(trx, userId, passwordHash, changedAt) {
       await trx
         .updateTable('users')
@@ -158,14 +167,17 @@ export function createUserStore(db: Db): UserStore {
         .values({ userId, groupName: group })
         .onConflict((conflict) => conflict.columns(['userId', 'groupName']).doNothing())
         .execute();
+      identityChanges.changed();
     },
 
     async removeGroup(userId, group) {
       await db.deleteFrom('userGroups').where('userId', '=', userId).where('groupName', '=', group).execute();
+      identityChanges.changed();
     },
 
     async setDisabledState(userId, state) {
       await db.updateTable('users').set(state).where('id', '=', userId).execute();
+      identityChanges.changed();
     },
 
     async updateProfile(userId, columns) {

@@ -1,0 +1,76 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { type BaudApp, buildApp } from '../../src/app.js';
+import { CALLER_CACHE_MAX_AGE_MS } from '../../src/auth/caller-service.js';
+import { type Board, openBoard } from '../../src/board.js';
+import { createTestBoard, describeEachDialect, fakeClock, type TestBoard } from '../support/test-board.js';
+import { API, login } from './auth-helpers.js';
+
+/**
+ * Each node remembers who a credential stands for for at most CALLER_CACHE_MAX_AGE_MS. Two
+ * nodes share one database here. Whatever ends a credential takes effect at once on the node
+ * where it happened, and on the other node within the bound — never later.
+ */
+describeEachDialect('caller cache bound across nodes', (dialect) => {
+  const clock = fakeClock();
+  let nodeA: TestBoard;
+  let boardB: Board;
+  let nodeB: BaudApp;
+  beforeAll(async () => {
+    nodeA = await createTestBoard(dialect, { clock });
+    boardB = await openBoard(nodeA.config, { clock });
+    nodeB = await buildApp(nodeA.config, { board: boardB, logger: false });
+    await nodeB.ready();
+  });
+  afterAll(async () => {
+    await nodeB?.close();
+    await boardB?.close();
+    await nodeA?.close();
+  });
+
+  const profileStatus = async (node: BaudApp, headers: Record<string, string>) =>
+    (await node.inject({ method: 'GET', url: `${API}/users/me`, headers })).statusCode;
+
+  /** Both nodes accept `headers` now (so both remember the caller), then `end` runs on node A. */
+  async function expectBoundedEnd(headers: Record<string, string>, end: () => Promise<unknown>) {
+    expect(await profileStatus(nodeA.app, headers)).toBe(200);
+    expect(await profileStatus(nodeB, headers)).toBe(200);
+    await end();
+    expect(await profileStatus(nodeA.app, headers)).toBe(401);
+    clock.advance(CALLER_CACHE_MAX_AGE_MS - 1);
+    expect(await profileStatus(nodeB, headers)).toBe(200);
+    clock.advance(1);
+    expect(await profileStatus(nodeB, headers)).toBe(401);
+  }
+
+  it('ends a logged-out session on the other node within the bound', async () => {
+    await nodeA.board.users.createUser({ username: 'logsout', password: 'correct horse battery' });
+    const { accessToken, refreshToken } = await login(nodeA, 'logsout');
+    await expectBoundedEnd({ authorization: `Bearer ${accessToken}` }, () =>
+      nodeA.app.inject({ method: 'POST', url: `${API}/auth/logout`, cookies: { baud_refresh: refreshToken ?? '' } }),
+    );
+  });
+
+  it('refuses a revoked API key on the other node within the bound', async () => {
+    const user = await nodeA.board.users.createUser({ username: 'keyholder', password: 'correct horse battery' });
+    const key = await nodeA.board.apiKeys.generate(user.username, 'bot', 'read');
+    await expectBoundedEnd({ 'x-baud-api-key': key.key }, () => nodeA.board.apiKeys.revoke(key.id));
+  });
+
+  it('refuses a disabled user on the other node within the bound', async () => {
+    await nodeA.board.users.createUser({ username: 'disabled', password: 'correct horse battery' });
+    const { accessToken } = await login(nodeA, 'disabled');
+    await expectBoundedEnd({ authorization: `Bearer ${accessToken}` }, () =>
+      nodeA.board.users.setDisabled('disabled', true),
+    );
+  });
+
+  it('ends every session of a changed password on the other node within the bound', async () => {
+    await nodeA.board.users.createUser({ username: 'rotates', password: 'correct horse battery' });
+    const { accessToken } = await login(nodeA, 'rotates');
+    // A password change ends the sessions that began before it, not one begun the same millisecond.
+    clock.advance(1);
+    await expectBoundedEnd({ authorization: `Bearer ${accessToken}` }, () =>
+      nodeA.board.users.setPassword('rotates', 'another horse battery'),
+    );
+  });
+});
