@@ -24,6 +24,7 @@ import { registerMessageRoutes } from './http/routes/message-routes.js';
 import { registerSystemRoutes } from './http/routes/system-routes.js';
 import { registerUserRoutes } from './http/routes/user-routes.js';
 import { installSessionActivity } from './http/session-activity.js';
+import { logStream } from './logging/log-stream.js';
 import { BAUD_VERSION } from './version.js';
 
 export interface BuildAppOptions {
@@ -57,7 +58,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
   const board = options.board ?? (await openBoard(config, options.clock ? { clock: options.clock } : {}));
   const web = config.contentServers.web;
   const app = Fastify({
-    logger: options.logger ?? { level: config.logging.level, redact: REDACTED_PATHS },
+    logger: options.logger ?? { level: config.logging.level, redact: REDACTED_PATHS, stream: logStream() },
     // One line per request, when its answer is over, instead of Fastify's two.
     logController: new RequestLogController(),
     genReqId: () => randomUUID(),
@@ -105,7 +106,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
     installNulGuard(app);
     await app.register(
       async (api) => {
-        await installCaching(api, web);
+        installCaching(api, web);
         installSessionActivity(api, board);
         registerSystemRoutes(api, board);
         registerAuthRoutes(api, board);

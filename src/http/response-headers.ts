@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ServiceUnavailableError } from '../errors.js';
 import { API_PREFIX } from './api-prefix.js';
 import { API_KEY_HEADER } from './auth-hook.js';
+import { syncHook } from './sync-hook.js';
 
 const AUTH_PREFIX = `${API_PREFIX}/auth/`;
 
@@ -51,13 +52,14 @@ export function answerHeaders(request: FastifyRequest): Readonly<Record<string, 
  * A `Vary` set earlier (CORS: `Origin`) is kept, with the credential headers after it.
  */
 export function installResponseHeaders(app: FastifyInstance): void {
-  app.addHook('onSend', async (request, reply) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     const earlierVary = reply.getHeader('vary');
     reply.header('x-request-id', request.id).headers(answerHeaders(request));
     // An error raised in a later onSend hook runs these hooks again: append only once.
     if (typeof earlierVary === 'string' && !earlierVary.endsWith(CREDENTIAL_VARY)) {
       reply.header('vary', `${earlierVary}, ${CREDENTIAL_VARY}`);
     }
+    done(null, payload);
   });
 }
 
@@ -71,9 +73,16 @@ export function refuseWhileClosing(app: FastifyInstance): void {
   app.addHook('preClose', async () => {
     isClosing = true;
   });
-  app.addHook('onRequest', async () => {
-    if (isClosing) {
-      throw new ServiceUnavailableError('The board is shutting down; try again shortly.', CLOSING_RETRY_AFTER_SECONDS);
-    }
-  });
+  app.addHook(
+    'onRequest',
+    syncHook(() => {
+      if (isClosing) {
+        throw new ServiceUnavailableError(
+          'The board is shutting down; try again shortly.',
+          CLOSING_RETRY_AFTER_SECONDS,
+        );
+      }
+      return undefined;
+    }),
+  );
 }
