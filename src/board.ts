@@ -47,7 +47,7 @@ async function assembleBoard(config: Config, database: Database, clock: Clock, a
   const cursorSecret = await loadOrCreateSecret(db, 'cursorSecret');
   const refreshSuccessorSecret = await loadOrCreateSecret(db, 'refreshSuccessorSecret');
   const identityChanges = createIdentityChanges();
-  const stores = createStores(db, identityChanges);
+  const stores = createStores(db, clock, identityChanges);
   const users = createUserService({ store: stores.users, apiKeys: stores.apiKeys, config, clock });
   const access = createAreaAccess({ config, areas, clock });
   const messages = createMessageService({ store: stores.messages, users: stores.users, clock, areas, access });
@@ -72,6 +72,8 @@ async function assembleBoard(config: Config, database: Database, clock: Clock, a
     areas,
     access,
     messages,
+    /** The message base's store itself, for bulk imports (`importMessages`), which bypass posting. */
+    messageStore: stores.messages,
     files,
     system: createSystemService({
       config,
@@ -87,7 +89,7 @@ async function assembleBoard(config: Config, database: Database, clock: Clock, a
 }
 
 /** One store per domain: the only code that queries the database. Services get the stores they need. */
-function createStores(db: Db, identityChanges: IdentityChanges) {
+function createStores(db: Db, clock: Clock, identityChanges: IdentityChanges) {
   const users = createUserStore(db, identityChanges);
   return {
     users,
@@ -95,7 +97,7 @@ function createStores(db: Db, identityChanges: IdentityChanges) {
     sessions: createSessionStore(db, identityChanges),
     loginAttempts: createLoginAttemptStore(db),
     system: createSystemStore(db),
-    messages: createMessageStore(db),
+    messages: createMessageStore(db, clock),
     files: createFileStore(db, users),
   };
 }

@@ -2,6 +2,7 @@ import type { UserCaller } from '../caller.js';
 import type { Clock } from '../clock.js';
 import { UnauthorizedError } from '../errors.js';
 import type { IdentityChanges } from '../identity-changes.js';
+import { createRecentCache } from '../recent-cache.js';
 import type { UserService } from '../users/user-service.js';
 import type { AccessTokenClaims, AccessTokens } from './access-tokens.js';
 import type { ApiKeyService } from './api-key-service.js';
@@ -32,13 +33,6 @@ export const CALLER_CACHE_MAX_AGE_MS = 1000;
 /** Credentials remembered at once, at most; the least recently loaded goes first. */
 export const CALLER_CACHE_SIZE = 10_000;
 
-interface CachedCaller {
-  readonly caller: UserCaller;
-  readonly loadedAtMs: number;
-  /** `IdentityChanges.epoch` when loading began: any change since then makes the entry stale. */
-  readonly epoch: number;
-}
-
 export function createCallerService(deps: {
   clock: Clock;
   accessTokens: AccessTokens;
@@ -49,21 +43,7 @@ export function createCallerService(deps: {
 }): CallerService {
   const { clock, accessTokens, apiKeys, sessions, users, identityChanges } = deps;
   /** Keyed by the credential and whether the request came over TLS (part of the caller). */
-  const cache = new Map<string, CachedCaller>();
-
-  function cached(cacheKey: string, nowMs: number): UserCaller | undefined {
-    const entry = cache.get(cacheKey);
-    if (entry === undefined) return undefined;
-    const age = nowMs - entry.loadedAtMs;
-    if (entry.epoch === identityChanges.epoch && age >= 0 && age < CALLER_CACHE_MAX_AGE_MS) return entry.caller;
-    cache.delete(cacheKey);
-    return undefined;
-  }
-
-  function remember(cacheKey: string, entry: CachedCaller): void {
-    if (cache.size >= CALLER_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
-    cache.set(cacheKey, entry);
-  }
+  const cache = createRecentCache<UserCaller>({ maxEntries: CALLER_CACHE_SIZE, maxAgeMs: CALLER_CACHE_MAX_AGE_MS });
 
   async function loadApiKeyCaller(apiKey: string, isSecure: boolean): Promise<UserCaller> {
     const key = await apiKeys.verify(apiKey);
@@ -97,11 +77,12 @@ export function createCallerService(deps: {
         cacheKey = `token ${isSecure} ${credential.accessToken}`;
         load = () => loadTokenCaller(claims, isSecure);
       }
-      const known = cached(cacheKey, nowMs);
+      const known = cache.get(cacheKey, nowMs, identityChanges.epoch);
       if (known) return known;
+      // The epoch before loading: a change made while loading makes the entry stale at once.
       const { epoch } = identityChanges;
       const caller = await load();
-      remember(cacheKey, { caller, loadedAtMs: nowMs, epoch });
+      cache.set(cacheKey, caller, nowMs, epoch);
       return caller;
     },
   };

@@ -1,9 +1,8 @@
 import type { BoardAreas } from '../access/board-areas.js';
-import type { Db } from '../db/database.js';
 import { BadRequestError, NotFoundError } from '../errors.js';
 import { checkNetwork } from './message-network.js';
 import { checkBody, checkSubject, checkUserName, DEFAULT_TO_USER_NAME } from './message-rules.js';
-import { createMessageStore, type NewMessageRow } from './message-store.js';
+import type { MessageStore, NewMessageRow } from './message-store.js';
 import { messageUuid } from './message-uuid.js';
 
 /** Rows committed per transaction; measured in bench/message-import.bench.ts. */
@@ -63,7 +62,7 @@ function requireString(source: Record<string, unknown>, member: string): string 
  * after every committed batch with the running total.
  */
 export async function importMessages(
-  deps: { readonly db: Db; readonly areas: BoardAreas },
+  deps: { readonly messageStore: MessageStore; readonly areas: BoardAreas },
   areaTag: string,
   lines: AsyncIterable<string>,
   onProgress: (imported: number) => void = () => {},
@@ -71,7 +70,7 @@ export async function importMessages(
 ): Promise<ImportResult> {
   if (!deps.areas.messageAreas.has(areaTag)) throw new NotFoundError(`No message area "${areaTag}".`);
   const batchSize = options.batchSize ?? DEFAULT_IMPORT_BATCH_SIZE;
-  const store = createMessageStore(deps.db);
+  const store = deps.messageStore;
   // messageId of every imported line (by line number), for replies to earlier batches.
   const idsByLine: number[] = [];
   let batch: PendingMessage[] = [];

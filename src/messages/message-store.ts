@@ -1,8 +1,10 @@
 import type { Insertable, Transaction } from 'kysely';
+import type { Clock } from '../clock.js';
 import type { Db, Executor } from '../db/database.js';
 import { type Page, type PageRequest, pageFromRows, rowsToFetch } from '../db/keyset.js';
 import { prepareQuery } from '../db/prepared-query.js';
 import type { MessagesTable, Tables } from '../db/schema.js';
+import { createRecentCache, type RecentCache } from '../recent-cache.js';
 
 export type NewMessageRow = Omit<Insertable<MessagesTable>, 'id' | 'deletedAt'>;
 
@@ -50,19 +52,68 @@ const SUMMARY_COLUMNS = [
 const ROWS_PER_INSERT = 500;
 
 /**
- * Every query of the message base. Bind it to a transaction with `createMessageStore(trx)`;
- * the counters in `message_areas` are only ever changed next to the message rows they count.
+ * How long a node reuses a page of an area, a message or an area's counters it read. The
+ * node's own posts, deletions and imports take effect at once; another node's (or another
+ * process's, such as `baud message import`) within this bound.
  */
-export function createMessageStore(db: Db) {
+export const MESSAGE_READ_CACHE_MAX_AGE_MS = 1000;
+/** Pages, messages and counters remembered at once, at most, each. */
+const MESSAGE_READ_CACHE_SIZE = 2000;
+
+/**
+ * Every query of the message base; the counters in `message_areas` are only ever changed next
+ * to the message rows they count. Pages, messages and single-area counters read outside a
+ * transaction are remembered for MESSAGE_READ_CACHE_MAX_AGE_MS: a busy area's first page is
+ * asked for far more often than it changes.
+ */
+export function createMessageStore(db: Db, clock: Clock) {
   const prepared = prepareMessageQueries(db);
+  /** This node's writes to the message base, counted: any write makes every remembered read stale. */
+  let version = 0;
+  const written = () => {
+    version += 1;
+  };
+  const queries = messageQueries(db, prepared, written);
+  const limits = { maxEntries: MESSAGE_READ_CACHE_SIZE, maxAgeMs: MESSAGE_READ_CACHE_MAX_AGE_MS };
+  const pages = createRecentCache<Page<MessageSummary>>(limits);
+  const messages = createRecentCache<MessageDetailRow>(limits);
+  const counters = createRecentCache<Map<string, AreaCounters>>(limits);
+
+  /** `load`'s answer from `cache` while it is fresh; a miss (undefined) is never remembered. */
+  async function remembered<T>(cache: RecentCache<T>, key: string, load: () => Promise<T | undefined>) {
+    const nowMs = clock.now().getTime();
+    const known = cache.get(key, nowMs, version);
+    if (known !== undefined) return known;
+    const loadedAt = version;
+    const value = await load();
+    if (value !== undefined) cache.set(key, value, nowMs, loadedAt);
+    return value;
+  }
+
   return {
-    ...messageQueries(db, prepared),
+    ...queries,
+    listAreaMessages: (areaTag: string, request: PageRequest): Promise<Page<MessageSummary>> =>
+      remembered(pages, `${areaTag} ${request.afterKey} ${request.limit}`, () =>
+        queries.listAreaMessages(areaTag, request),
+      ) as Promise<Page<MessageSummary>>,
+    findLiveMessage: (uuid: string) => remembered(messages, uuid, () => queries.findLiveMessage(uuid)),
+    areaCounters: (areaTags: readonly string[]): Promise<Map<string, AreaCounters>> =>
+      areaTags.length === 1
+        ? (remembered(counters, areaTags[0] ?? '', () => queries.areaCounters(areaTags)) as Promise<
+            Map<string, AreaCounters>
+          >)
+        : queries.areaCounters(areaTags),
     /**
      * Runs `work` in one transaction with the queries bound to it; `trx` is for other domains'
-     * stores that must write in the same transaction (the poster's postCount).
+     * stores that must write in the same transaction (the poster's postCount). Reads in it are
+     * never remembered, and once it is over every remembered read is stale.
      */
-    transaction<T>(work: (queries: MessageQueries, trx: Transaction<Tables>) => Promise<T>): Promise<T> {
-      return db.transaction().execute((trx) => work(messageQueries(trx, prepared), trx));
+    async transaction<T>(work: (queries: MessageQueries, trx: Transaction<Tables>) => Promise<T>): Promise<T> {
+      try {
+        return await db.transaction().execute((trx) => work(messageQueries(trx, prepared, written), trx));
+      } finally {
+        written();
+      }
     },
   };
 }
@@ -116,7 +167,8 @@ function prepareMessageQueries(db: Db) {
 
 type PreparedMessageQueries = ReturnType<typeof prepareMessageQueries>;
 
-function messageQueries(db: Executor, prepared: PreparedMessageQueries) {
+/** `written` is called after every write, so remembered reads go stale (see createMessageStore). */
+function messageQueries(db: Executor, prepared: PreparedMessageQueries, written: () => void) {
   return {
     /** Live messages of an area after the page's key, oldest first: a range scan of (area_tag, id). */
     async listAreaMessages(areaTag: string, request: PageRequest): Promise<Page<MessageSummary>> {
@@ -177,6 +229,7 @@ function messageQueries(db: Executor, prepared: PreparedMessageQueries) {
           .execute();
         for (const row of inserted) ids.set(row.uuid, row.id);
       }
+      written();
       return ids;
     },
 
@@ -185,6 +238,7 @@ function messageQueries(db: Executor, prepared: PreparedMessageQueries) {
       for (const [messageId, replyToMessageId] of links) {
         await db.updateTable('messages').set({ replyToMessageId }).where('id', '=', messageId).execute();
       }
+      written();
     },
 
     /**
@@ -212,6 +266,7 @@ function messageQueries(db: Executor, prepared: PreparedMessageQueries) {
           })),
         )
         .execute();
+      written();
     },
 
     /** Marks a live message deleted; false when it was already gone (a concurrent delete won). */
@@ -222,6 +277,7 @@ function messageQueries(db: Executor, prepared: PreparedMessageQueries) {
         .where('id', '=', messageId)
         .where('deletedAt', 'is', null)
         .executeTakeFirst();
+      written();
       return Number(result.numUpdatedRows) === 1;
     },
 
@@ -237,6 +293,7 @@ function messageQueries(db: Executor, prepared: PreparedMessageQueries) {
         .where('areaTag', '=', areaTag)
         .returning('lastMessageAt')
         .executeTakeFirst();
+      written();
       if (!counters || (counters.lastMessageAt !== null && counters.lastMessageAt > deletedTimestamp)) return;
       const newest = await db
         .selectFrom('messages')
@@ -249,6 +306,7 @@ function messageQueries(db: Executor, prepared: PreparedMessageQueries) {
         .set({ lastMessageAt: newest?.newest ?? null })
         .where('areaTag', '=', areaTag)
         .execute();
+      written();
     },
   };
 }

@@ -47,6 +47,28 @@ describe('cursor codec', () => {
     expect(() => codec.decode('messages:general', cursor)).toThrow(BadRequestError);
   });
 
+  it('answers a cursor it has seen before exactly as the first time, for its own list only', () => {
+    const cursor = codec.encode('messages:general', 99);
+    for (let round = 0; round < 3; round += 1) {
+      expect(codec.decode('messages:general', cursor)).toBe(99);
+      expect(() => codec.decode('messages:other', cursor)).toThrow(BadRequestError);
+      expect(() => codec.decode('messages:general', `${cursor}A`)).toThrow(BadRequestError);
+    }
+    expect(codec.encode('messages:general', 99)).toBe(cursor);
+    // A fresh codec with the same secret verifies it without having made it.
+    const secret = randomBytes(32);
+    const made = createCursorCodec(secret).encode('files:uploads', 5);
+    expect(createCursorCodec(secret).decode('files:uploads', made)).toBe(5);
+  });
+
+  it('still verifies every cursor after more were made than it remembers', () => {
+    const many = createCursorCodec(randomBytes(32));
+    const first = many.encode('l', 1);
+    for (let key = 2; key <= 10_050; key += 1) many.encode('l', key);
+    expect(many.decode('l', first)).toBe(1);
+    expect(many.encode('l', 1)).toBe(first);
+  });
+
   it('reports the cursor pointer on refusal', () => {
     try {
       codec.decode('x', 'bad');

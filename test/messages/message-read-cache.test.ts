@@ -1,0 +1,88 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { type BaudApp, buildApp } from '../../src/app.js';
+import { type Board, openBoard } from '../../src/board.js';
+import { MESSAGE_READ_CACHE_MAX_AGE_MS } from '../../src/messages/message-store.js';
+import { describeEachDialect, fakeClock } from '../support/test-board.js';
+import { API, createMessageTestBoard, type MessageTestBoard, seedMessages } from './message-fixture.js';
+
+/**
+ * Each node remembers pages, messages and area counters it read for at most
+ * MESSAGE_READ_CACHE_MAX_AGE_MS. Two nodes share one database here: a post, a deletion or an
+ * import shows at once on the node that made it, and on the other node within the bound.
+ */
+describeEachDialect('message reads remembered across nodes', (dialect) => {
+  const clock = fakeClock();
+  let nodeA: MessageTestBoard;
+  let boardB: Board;
+  let nodeB: BaudApp;
+  beforeAll(async () => {
+    nodeA = await createMessageTestBoard(dialect, clock);
+    boardB = await openBoard(nodeA.config, { clock });
+    nodeB = await buildApp(nodeA.config, { board: boardB, logger: false });
+    await nodeB.ready();
+  });
+  afterAll(async () => {
+    await nodeB?.close();
+    await boardB?.close();
+    await nodeA?.close();
+  });
+
+  const headers = () => nodeA.alice.auth;
+  const subjects = async (node: BaudApp) =>
+    (await node.inject({ method: 'GET', url: `${API}/messages/areas/general/messages`, headers: headers() }))
+      .json()
+      .data.map((message: { subject: string }) => message.subject);
+  const messageCount = async (node: BaudApp) =>
+    (await node.inject({ method: 'GET', url: `${API}/messages/areas/general`, headers: headers() })).json()
+      .messageCount;
+  const detailStatus = async (node: BaudApp, uuid: string) =>
+    (await node.inject({ method: 'GET', url: `${API}/messages/${uuid}`, headers: headers() })).statusCode;
+
+  it('shows a post at once where it was made and within the bound elsewhere', async () => {
+    expect(await subjects(nodeA.app)).toEqual([]);
+    expect(await subjects(nodeB)).toEqual([]);
+    expect(await messageCount(nodeB)).toBe(0);
+    const posted = await nodeA.app.inject({
+      method: 'POST',
+      url: `${API}/messages/areas/general/messages`,
+      headers: headers(),
+      payload: { subject: 'Fresh', message: 'Hello' },
+    });
+    expect(posted.statusCode).toBe(201);
+    expect(await subjects(nodeA.app)).toEqual(['Fresh']);
+    expect(await messageCount(nodeA.app)).toBe(1);
+    clock.advance(MESSAGE_READ_CACHE_MAX_AGE_MS - 1);
+    expect(await subjects(nodeB)).toEqual([]);
+    expect(await messageCount(nodeB)).toBe(0);
+    clock.advance(1);
+    expect(await subjects(nodeB)).toEqual(['Fresh']);
+    expect(await messageCount(nodeB)).toBe(1);
+  });
+
+  it('drops a deleted message at once where it was deleted and within the bound elsewhere', async () => {
+    const [message] = (
+      await nodeA.app.inject({ method: 'GET', url: `${API}/messages/areas/general/messages`, headers: headers() })
+    ).json().data;
+    expect(await detailStatus(nodeA.app, message.uuid)).toBe(200);
+    expect(await detailStatus(nodeB, message.uuid)).toBe(200);
+    const deleted = await nodeA.app.inject({
+      method: 'DELETE',
+      url: `${API}/messages/${message.uuid}`,
+      headers: headers(),
+    });
+    expect(deleted.statusCode).toBe(204);
+    expect(await detailStatus(nodeA.app, message.uuid)).toBe(404);
+    expect(await subjects(nodeA.app)).toEqual([]);
+    clock.advance(MESSAGE_READ_CACHE_MAX_AGE_MS - 1);
+    expect(await detailStatus(nodeB, message.uuid)).toBe(200);
+    clock.advance(1);
+    expect(await detailStatus(nodeB, message.uuid)).toBe(404);
+    expect(await subjects(nodeB)).toEqual([]);
+  });
+
+  it('shows an import through the board at once', async () => {
+    expect(await subjects(nodeA.app)).toEqual([]);
+    await seedMessages(nodeA, 'general', [{ subject: 'Imported' }]);
+    expect(await subjects(nodeA.app)).toEqual(['Imported']);
+  });
+});
