@@ -1,8 +1,14 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type BaudApp, buildApp } from '../../src/app.js';
+import type { BaudApp } from '../../src/app.js';
 import { CALLER_CACHE_MAX_AGE_MS } from '../../src/auth/caller-service.js';
-import { type Board, openBoard } from '../../src/board.js';
-import { createTestBoard, describeEachDialect, fakeClock, type TestBoard } from '../support/test-board.js';
+import {
+  createTestBoard,
+  describeEachDialect,
+  fakeClock,
+  openSecondNode,
+  type SecondNode,
+  type TestBoard,
+} from '../support/test-board.js';
 import { API, login } from './auth-helpers.js';
 
 /**
@@ -13,17 +19,15 @@ import { API, login } from './auth-helpers.js';
 describeEachDialect('caller cache bound across nodes', (dialect) => {
   const clock = fakeClock();
   let nodeA: TestBoard;
-  let boardB: Board;
+  let second: SecondNode;
   let nodeB: BaudApp;
   beforeAll(async () => {
     nodeA = await createTestBoard(dialect, { clock });
-    boardB = await openBoard(nodeA.config, { clock });
-    nodeB = await buildApp(nodeA.config, { board: boardB, logger: false });
-    await nodeB.ready();
+    second = await openSecondNode(nodeA, clock);
+    nodeB = second.app;
   });
   afterAll(async () => {
-    await nodeB?.close();
-    await boardB?.close();
+    await second?.close();
     await nodeA?.close();
   });
 

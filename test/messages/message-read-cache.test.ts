@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type BaudApp, buildApp } from '../../src/app.js';
-import { type Board, openBoard } from '../../src/board.js';
+import type { BaudApp } from '../../src/app.js';
 import { MESSAGE_READ_CACHE_MAX_AGE_MS } from '../../src/messages/message-store.js';
-import { describeEachDialect, fakeClock } from '../support/test-board.js';
+import { describeEachDialect, fakeClock, openSecondNode, type SecondNode } from '../support/test-board.js';
 import { API, createMessageTestBoard, type MessageTestBoard, seedMessages } from './message-fixture.js';
 
 /**
@@ -13,17 +12,15 @@ import { API, createMessageTestBoard, type MessageTestBoard, seedMessages } from
 describeEachDialect('message reads remembered across nodes', (dialect) => {
   const clock = fakeClock();
   let nodeA: MessageTestBoard;
-  let boardB: Board;
+  let second: SecondNode;
   let nodeB: BaudApp;
   beforeAll(async () => {
     nodeA = await createMessageTestBoard(dialect, clock);
-    boardB = await openBoard(nodeA.config, { clock });
-    nodeB = await buildApp(nodeA.config, { board: boardB, logger: false });
-    await nodeB.ready();
+    second = await openSecondNode(nodeA, clock);
+    nodeB = second.app;
   });
   afterAll(async () => {
-    await nodeB?.close();
-    await boardB?.close();
+    await second?.close();
     await nodeA?.close();
   });
 

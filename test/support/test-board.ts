@@ -161,6 +161,31 @@ export async function createTestBoard(dialect: Dialect, options: TestBoardOption
   };
 }
 
+/** Another node on a test board's database: its own board and app, as a second server would have. */
+export interface SecondNode {
+  readonly board: Board;
+  readonly app: BaudApp;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens a second board and app on `test`'s database and configuration, as a second node behind
+ * a load balancer would: per-node memory (caches) is its own, the database is shared.
+ */
+export async function openSecondNode(test: TestBoard, clock?: Clock): Promise<SecondNode> {
+  const board = await openBoard(test.config, clock ? { clock } : {});
+  const app = await buildApp(test.config, { board, logger: false });
+  await app.ready();
+  return {
+    board,
+    app,
+    async close() {
+      await app.close();
+      await board.close();
+    },
+  };
+}
+
 /** Drops a PostgreSQL test schema and everything in it. */
 export async function dropSchema(schema: string): Promise<void> {
   const client = new pg.Client({ connectionString: POSTGRES_URL });
