@@ -1,17 +1,25 @@
-import { hash, verify } from '@node-rs/argon2';
+/**
+ * argon2 is loaded at the first password operation, not at start-up: a node that serves reads
+ * never needs it, and the native module costs a few MiB of resident memory.
+ */
+let argon2: Promise<typeof import('@node-rs/argon2')> | undefined;
+const loadArgon2 = () => {
+  argon2 ??= import('@node-rs/argon2');
+  return argon2;
+};
 
 // OWASP's argon2id baseline (19 MiB, 2 passes): ~20 ms on this class of machine.
 // `algorithm: 2` is Algorithm.Argon2id (a const enum, which verbatimModuleSyntax cannot import).
 const ARGON2_OPTIONS = { algorithm: 2, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
 
-export function hashPassword(password: string): Promise<string> {
-  return hash(password, ARGON2_OPTIONS);
+export async function hashPassword(password: string): Promise<string> {
+  return (await loadArgon2()).hash(password, ARGON2_OPTIONS);
 }
 
 /** Never throws: a malformed stored hash is just a failed verification. */
 export async function verifyPassword(passwordHash: string, password: string): Promise<boolean> {
   try {
-    return await verify(passwordHash, password);
+    return await (await loadArgon2()).verify(passwordHash, password);
   } catch {
     return false;
   }

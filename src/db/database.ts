@@ -11,7 +11,7 @@ import {
   sql,
   type Transaction,
 } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
 import { boardMigrations } from './migrations/index.js';
 import { preparedStatementName } from './prepared-query.js';
 import type { Tables } from './schema.js';
@@ -36,9 +36,6 @@ export interface Database {
 export interface OpenDatabaseOptions {
   readonly poolSize?: number;
 }
-
-// int8 (counts, byte sizes) arrives as a string by default; board numbers stay far below 2^53.
-pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 
 /**
  * Opens `sqlite:<file>` (WAL, foreign keys on, busy timeout) or `postgres://…` (a pool; an
@@ -108,6 +105,10 @@ function namePreparedStatements(client: pg.PoolClient): void {
 }
 
 async function openPostgres(url: string, poolSize: number): Promise<Database> {
+  // Loaded only for a PostgreSQL board: a SQLite node never pays for the driver's memory.
+  const { default: pg } = await import('pg');
+  // int8 (counts, byte sizes) arrives as a string by default; board numbers stay far below 2^53.
+  pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
   const parsed = new URL(url);
   const schema = parsed.searchParams.get('schema');
   parsed.searchParams.delete('schema');

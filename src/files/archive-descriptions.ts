@@ -1,6 +1,5 @@
 import type { Readable } from 'node:stream';
 import type { Entry, ZipFile } from 'yauzl';
-import yauzl from 'yauzl';
 
 /** Descriptions found in an archive; null when the archive has none (or cannot be read). */
 export interface ArchiveDescriptions {
@@ -50,7 +49,9 @@ export async function readArchiveDescriptions(zipPath: string): Promise<ArchiveD
   }
 }
 
-function openZip(zipPath: string): Promise<ZipFile> {
+async function openZip(zipPath: string): Promise<ZipFile> {
+  // Loaded at the first archive, not at start-up: most requests never open one.
+  const { default: yauzl } = await import('yauzl');
   return new Promise((resolve, reject) => {
     yauzl.open(
       zipPath,
