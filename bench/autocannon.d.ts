@@ -15,6 +15,8 @@ declare module 'autocannon' {
     body?: string | Buffer;
     /** Seconds to wait for an answer before counting a timeout. */
     timeout?: number;
+    /** Called before each request is sent; may change its `path`. */
+    requests?: readonly { setupRequest?: (request: { path: string }) => { path: string } }[];
   }
 
   interface Histogram {

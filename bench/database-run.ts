@@ -29,6 +29,7 @@ async function walkArea(apiUrl: string, accessToken: string, progress: Progress)
   const started = performance.now();
   const headers = { authorization: `Bearer ${accessToken}` };
   let cursor: string | null = null;
+  const cursors: string[] = [];
   let pages = 0;
   let messagesSeen = 0;
   let lastPageSize = 0;
@@ -44,13 +45,29 @@ async function walkArea(apiUrl: string, accessToken: string, progress: Progress)
       progress.update(`  walking the area for the deep cursor: ${messagesSeen.toLocaleString('en-US')} messages`);
     if (page.meta.nextCursor === null) break;
     cursor = page.meta.nextCursor;
+    cursors.push(cursor);
   }
   if (cursor === null) throw new Error('the area has a single page: no deep cursor');
   return {
     deepCursor: cursor,
+    cursors,
     walk: { pages, messagesSeen, seconds: (performance.now() - started) / 1000 },
     deepPageAfterMessage: messagesSeen - lastPageSize,
   };
+}
+
+/** Page sizes of the spread scenario: with every walk cursor, each one a different page to remember. */
+const SPREAD_LIMITS = [21, 22, 23, 24, 25, 26, 27, 28, 29];
+
+/**
+ * Pages all over the area, as many different readers paging through it ask for them: every
+ * cursor of the walk with each of SPREAD_LIMITS, so each path comes round again only after
+ * thousands of others — longer than a node remembers a page (one second), even on --quick.
+ */
+function spreadPagePaths(cursors: readonly string[]): string[] {
+  return SPREAD_LIMITS.flatMap((limit) =>
+    cursors.map((cursor) => `${listPath}?limit=${limit}&cursor=${encodeURIComponent(cursor)}`),
+  );
 }
 
 async function medianRequestMs(url: string, headers: Record<string, string>, rounds = 3): Promise<number> {
@@ -159,7 +176,7 @@ export async function runDatabase(options: {
   const bearer = async () => ({ authorization: `Bearer ${await freshToken()}` });
 
   const statistics = await gatherStatistics(board, apiUrl, await bearer(), progress);
-  const { deepCursor, walk, deepPageAfterMessage } = await walkArea(apiUrl, await freshToken(), progress);
+  const { deepCursor, cursors, walk, deepPageAfterMessage } = await walkArea(apiUrl, await freshToken(), progress);
   progress.log(
     `  walked ${walk.pages.toLocaleString('en-US')} pages (${walk.messagesSeen.toLocaleString('en-US')} messages) in ${walk.seconds.toFixed(1)} s`,
   );
@@ -175,6 +192,7 @@ export async function runDatabase(options: {
     listPath,
     deepPath,
     deepPageAfterMessage,
+    spreadPaths: spreadPagePaths(cursors),
     detailUuid: detailUuid ?? 'missing',
     apiKey: board.apiKey,
     loginUser: board.loginUser,

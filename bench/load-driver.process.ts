@@ -10,6 +10,20 @@ function send(reply: DriverReply): void {
   process.send?.(reply);
 }
 
+/** One request definition whose path moves through `paths`, one step per request sent. */
+function rotatingPaths(paths: readonly string[]) {
+  let next = 0;
+  return [
+    {
+      setupRequest: (request: { path: string }) => {
+        const path = paths[next % paths.length] ?? request.path;
+        next += 1;
+        return { ...request, path };
+      },
+    },
+  ];
+}
+
 function run(job: LoadJob, durationSeconds: number, phase: 'warm-up' | 'measure'): Promise<Result> {
   return new Promise((resolve, reject) => {
     let second = 0;
@@ -22,6 +36,7 @@ function run(job: LoadJob, durationSeconds: number, phase: 'warm-up' | 'measure'
         connections: job.connections,
         duration: durationSeconds,
         timeout: 30,
+        ...(job.paths ? { requests: rotatingPaths(job.paths) } : {}),
       },
       (error, result) => (error ? reject(error) : resolve(result)),
     );

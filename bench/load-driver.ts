@@ -4,6 +4,11 @@ import type { Cleanup } from './cleanup.js';
 /** One load run: `warmupSeconds` of load that is thrown away, then `durationSeconds` measured. */
 export interface LoadJob {
   readonly url: string;
+  /**
+   * Paths (with query) to send in turn instead of `url`'s, shared by every connection: the
+   * next request of any connection takes the next path, so no two connections move in step.
+   */
+  readonly paths?: readonly string[];
   readonly method: 'GET' | 'POST';
   readonly headers: Readonly<Record<string, string>>;
   readonly body?: string;

@@ -12,6 +12,8 @@ export interface RequestScenario {
   readonly method: 'GET' | 'POST';
   /** Relative to the API base URL (`/system/info`). */
   readonly path: string;
+  /** Several paths sent in turn, `path` first (see `LoadJob.paths`); the ceiling answers `path`'s bytes to all. */
+  readonly paths?: readonly string[];
   readonly headers: Readonly<Record<string, string>>;
   readonly body?: string;
   readonly expectedStatus: number;
@@ -74,6 +76,7 @@ export async function measureRequestScenario(
   const apiPath = new URL(apiUrl).pathname;
   const job = (origin: string): LoadJob => ({
     url: `${origin}${apiPath}${scenario.path}`,
+    ...(scenario.paths ? { paths: scenario.paths.map((path) => `${apiPath}${path}`) } : {}),
     ...request,
     connections: scenario.connections,
     durationSeconds: settings.durationSeconds,
@@ -118,6 +121,8 @@ export function issueScenarios(board: {
   readonly listPath: string;
   readonly deepPath: string;
   readonly deepPageAfterMessage: number;
+  /** Pages all over the area (each a cursor and a limit), more than a node remembers at once. */
+  readonly spreadPaths: readonly string[];
   readonly detailUuid: string;
   readonly apiKey: string;
   readonly loginUser: Account;
@@ -147,6 +152,15 @@ export function issueScenarios(board: {
         board.deepPath,
         await board.bearer(),
       ),
+    async () => ({
+      ...get(
+        'spread-pages',
+        `${board.spreadPaths.length.toLocaleString('en-US')} pages in turn (not remembered), JWT`,
+        board.spreadPaths[0] ?? board.listPath,
+        await board.bearer(),
+      ),
+      paths: board.spreadPaths,
+    }),
     async () => get('detail', 'message detail, JWT', `/messages/${board.detailUuid}`, await board.bearer()),
     async () => ({
       id: 'post',
