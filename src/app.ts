@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -18,7 +17,7 @@ import { installProblemHandlers, sendFrameworkProblem, writeClientErrorProblem }
 import { RequestLogController } from './http/request-log.js';
 import { compileRequestValidator } from './http/request-validation.js';
 import { installResponseHeaders, refuseWhileClosing } from './http/response-headers.js';
-import { registerAuthRoutes } from './http/routes/auth-routes.js';
+import { authRoutes } from './http/routes/auth-routes.js';
 import { fileRoutes } from './http/routes/file-routes.js';
 import { registerMessageRoutes } from './http/routes/message-routes.js';
 import { registerSystemRoutes } from './http/routes/system-routes.js';
@@ -100,7 +99,6 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
 
   if (web.restApi.enabled) {
     await registerOpenApi(app);
-    await app.register(cookie);
     installCors(app, config); // before the auth hook: preflights never meet credential checks
     installAuthHook(app, board);
     installNulGuard(app);
@@ -109,7 +107,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
         installCaching(api, web);
         installSessionActivity(api, board);
         registerSystemRoutes(api, board);
-        registerAuthRoutes(api, board);
+        await api.register(authRoutes, { board });
         registerUserRoutes(api, board);
         registerMessageRoutes(api, board);
         await api.register(fileRoutes, { board });

@@ -66,8 +66,12 @@ export function installJsonBody(app: FastifyInstance, options: { bodyTimeoutSeco
   });
 
   const bodyTimeoutMs = options.bodyTimeoutSeconds * 1000;
-  app.addHook('preParsing', async (request, reply, payload) => {
-    if (!hasBody(request) || isMultipartFormData(request.headers['content-type'])) return payload;
+  // Callback style: an async hook would cost every GET a promise for a body it does not have.
+  app.addHook('preParsing', (request, reply, payload, done) => {
+    if (!hasBody(request) || isMultipartFormData(request.headers['content-type'])) {
+      done(null, payload);
+      return;
+    }
     const timed = new PassThrough();
     const timer = setTimeout(() => {
       timed.destroy(new RequestTimeoutError(`The request body did not arrive within ${options.bodyTimeoutSeconds}s.`));
@@ -76,6 +80,6 @@ export function installJsonBody(app: FastifyInstance, options: { bodyTimeoutSeco
     payload.once('end', stop);
     reply.raw.once('close', stop);
     payload.once('error', (error) => timed.destroy(error));
-    return payload.pipe(timed);
+    done(null, payload.pipe(timed));
   });
 }

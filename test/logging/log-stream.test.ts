@@ -1,9 +1,11 @@
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { logStream, readableLogLine } from '../../src/logging/log-stream.js';
+import { LOG_FLUSH_DELAY_MS, logStream, readableLogLine } from '../../src/logging/log-stream.js';
 
+const execFileAsync = promisify(execFile);
+const LOG_STREAM_MODULE = fileURLToPath(new URL('../../src/logging/log-stream.ts', import.meta.url));
 const TIME = Date.parse('2026-11-23T19:20:01.123Z');
 
 describe('readable log lines on a terminal', () => {
@@ -47,29 +49,47 @@ describe('readable log lines on a terminal', () => {
 });
 
 describe('where the log goes', () => {
-  it('writes readable lines to a terminal', () => {
+  it('writes readable lines to a terminal, soon after', async () => {
     const written: string[] = [];
     const terminal = { isTTY: true, write: (text: string) => written.push(text) } as unknown as NodeJS.WriteStream;
     logStream(terminal).write(`${JSON.stringify({ level: 40, time: TIME, msg: 'slow disk' })}\n`);
+    expect(written).toEqual([]);
+    await new Promise((resolve) => setTimeout(resolve, LOG_FLUSH_DELAY_MS + 5));
     expect(written).toEqual(['19:20:01.123 WARN  slow disk\n']);
   });
 
-  it('writes JSON lines, unchanged, to anything else, and has them on disk once flushed', async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'baud-log-'));
-    const file = path.join(dir, 'server.log');
-    const fd = openSync(file, 'w');
-    try {
-      const stream = logStream({ isTTY: false, fd } as unknown as NodeJS.WriteStream) as ReturnType<
-        typeof logStream
-      > & { flushSync(): void };
-      const lines = [1, 2, 3].map((n) => `${JSON.stringify({ level: 30, time: TIME, msg: `line ${n}` })}\n`);
-      for (const line of lines) stream.write(line);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      stream.flushSync();
-      expect(readFileSync(file, 'utf8')).toBe(lines.join(''));
-    } finally {
-      closeSync(fd);
-      rmSync(dir, { recursive: true, force: true });
-    }
+  it('writes JSON lines that arrive together unchanged, in one write, to anything else', async () => {
+    const written: string[] = [];
+    const journal = { isTTY: false, write: (text: string) => written.push(text) } as unknown as NodeJS.WriteStream;
+    const stream = logStream(journal);
+    const lines = [1, 2, 3].map((n) => `${JSON.stringify({ level: 30, time: TIME, msg: `line ${n}` })}\n`);
+    for (const line of lines) stream.write(line);
+    await new Promise((resolve) => setTimeout(resolve, LOG_FLUSH_DELAY_MS + 5));
+    stream.write(lines[0] as string);
+    await new Promise((resolve) => setTimeout(resolve, LOG_FLUSH_DELAY_MS + 5));
+    expect(written).toEqual([lines.join(''), lines[0]]);
+  });
+
+  it('hands over what it holds at once when flushed, and nothing twice', () => {
+    const written: string[] = [];
+    const journal = { isTTY: false, write: (text: string) => written.push(text) } as unknown as NodeJS.WriteStream;
+    const stream = logStream(journal);
+    stream.write('{"msg":"last words"}\n');
+    stream.flush();
+    stream.flush();
+    expect(written).toEqual(['{"msg":"last words"}\n']);
+  });
+
+  it('writes what it still holds when the process exits', async () => {
+    const { stdout } = await execFileAsync(process.execPath, [
+      '--import',
+      'tsx',
+      '--input-type=module',
+      '-e',
+      `const { logStream } = await import(${JSON.stringify(LOG_STREAM_MODULE)});
+       logStream().write('{"msg":"before exit"}\\n');
+       process.exit(0);`,
+    ]);
+    expect(stdout).toBe('{"msg":"before exit"}\n');
   });
 });

@@ -1,4 +1,4 @@
-import type { CookieSerializeOptions } from '@fastify/cookie';
+import cookie, { type CookieSerializeOptions } from '@fastify/cookie';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
@@ -30,8 +30,14 @@ const LoginBody = Type.Object(
 
 const cookieDescription = `Sets the HttpOnly \`${REFRESH_COOKIE}\` cookie (SameSite=Strict, Path=${API_PREFIX}/auth).`;
 
-export function registerAuthRoutes(fastify: FastifyInstance, board: Board): void {
-  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+/**
+ * The auth routes, with the cookie parser registered for them alone: no other route reads or
+ * sets a cookie, so no other request pays for parsing its Cookie header.
+ */
+export async function authRoutes(parent: FastifyInstance, options: { board: Board }): Promise<void> {
+  const { board } = options;
+  await parent.register(cookie);
+  const app = parent.withTypeProvider<TypeBoxTypeProvider>();
   const restApi = board.config.contentServers.web.restApi;
 
   function cookieOptions(request: FastifyRequest): CookieSerializeOptions {
