@@ -37,20 +37,22 @@ function isTaggable(request: FastifyRequest, reply: FastifyReply, payload: unkno
  *   the route's public toggle allows it — is `Cache-Control: public, max-age=<publicCacheSeconds>`
  *   (`public, no-cache` at 0), so a proxy may serve it to other anonymous callers.
  *
- * Answers that concern credentials keep the `no-store` of response-headers.ts; routes that set
- * their own ETag (downloads: the file's sha256) handle `If-None-Match` themselves and are left
- * as they are. Strong tags are right because baud never re-encodes a body.
+ * Answers that concern credentials keep the `no-store` of response-headers.ts. A JSON answer
+ * whose route tagged it already keeps that tag; downloads (streams tagged with the file's
+ * sha256) handle `If-None-Match` themselves and are left as they are. Strong tags are right
+ * because baud never re-encodes a body.
  */
 export function installCaching(api: FastifyInstance, web: Config['contentServers']['web']): void {
   const cacheControl = publicCacheControl(web.publicCacheSeconds);
 
   api.addHook('onSend', (request, reply, payload, done) => {
-    // Routes that set their own ETag (downloads) answer If-None-Match themselves.
-    if (!isTaggable(request, reply, payload) || reply.hasHeader('etag')) {
+    if (!isTaggable(request, reply, payload)) {
       done(null, payload);
       return;
     }
-    const tag = etagOf(payload);
+    // A JSON answer may come tagged already (serialized-answer.ts: tagged once, sent many times).
+    const presetTag = reply.getHeader('etag');
+    const tag = typeof presetTag === 'string' ? presetTag : etagOf(payload);
     reply.header('etag', tag);
     if (!concernsCredentials(request)) reply.header('cache-control', cacheControl);
     if (!ifNoneMatchHits(request.headers['if-none-match'], tag)) {
@@ -73,6 +75,6 @@ export function installCaching(api: FastifyInstance, web: Config['contentServers
  * which the one-shot `crypto.hash` (Node 20.12+) skips. A collision only makes a client keep
  * its copy of the same URL, so SHA-1 is safe here.
  */
-function etagOf(body: string | Buffer): string {
+export function etagOf(body: string | Buffer): string {
   return `"${crypto.hash('sha1', body, 'base64')}"`;
 }

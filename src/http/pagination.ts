@@ -2,6 +2,7 @@ import type { FastifyReply } from 'fastify';
 import { type Static, type TSchema, Type } from 'typebox';
 import type { CursorCodec } from '../db/cursor-codec.js';
 import type { Page, PageRequest } from '../db/keyset.js';
+import { type SerializedAnswer, sendSerialized, serializeAnswer } from './serialized-answer.js';
 
 export const DEFAULT_PAGE_LIMIT = 25;
 export const MAX_PAGE_LIMIT = 100;
@@ -52,28 +53,61 @@ export function pageRequestFrom(query: ListQuery, list: string, cursors: CursorC
   };
 }
 
+/** A page's answer, kept beside the page while the service hands out the same page object. */
+interface ListPageAnswer extends SerializedAnswer {
+  /** What the answer was built for; the same page object asked for under another is built anew. */
+  readonly list: string;
+  readonly limit: number;
+  readonly next: string | null;
+  /** The `Link` header for the last URL this answer went to: clients repeat their URLs. */
+  link?: { readonly url: string; readonly header: string };
+}
+
+/** Where the next page is: this request's URL with the cursor replaced. */
+function nextLink(url: string, next: string): string {
+  const nextUrl = new URL(url, 'http://baud.invalid');
+  nextUrl.searchParams.set('cursor', next);
+  return `<${nextUrl.pathname}${nextUrl.search}>; rel="next"`;
+}
+
 /**
- * Answers one page of a paginated list (the one handler every such route shares): reads
- * `limit` and `cursor` for `list`, lets `load` fetch the page (it gets `?stripAnsi` too), and
- * builds the envelope with, when there is a next page, a `Link: rel="next"` header pointing at
- * this same request with the new cursor.
+ * The one handler every paginated list route shares, one per route: reads `limit` and
+ * `cursor` for `list`, lets `load` fetch the page (it gets `?stripAnsi` too), and answers the
+ * envelope with, when there is a next page, a `Link: rel="next"` header pointing at this same
+ * request with the new cursor.
+ *
+ * A page the service hands out again (a remembered read, see `createDerivedMemo`) is answered
+ * with the body, ETag and cursor made the first time: a busy area's first page is serialised
+ * and hashed once per second per node instead of once per request.
  */
-export async function sendListPage<Item>(
-  request: { readonly url: string; readonly query: ListQuery },
-  reply: FastifyReply,
-  paging: { readonly list: string; readonly cursors: CursorCodec },
-  load: (pageRequest: PageRequest, shouldStrip: boolean) => Promise<Page<Item>>,
-) {
-  const { list, cursors } = paging;
-  const pageRequest = pageRequestFrom(request.query, list, cursors);
-  const page = await load(pageRequest, shouldStripAnsi(request.query));
-  const next = page.nextKey === null ? null : cursors.encode(list, page.nextKey);
-  if (next !== null) {
-    const url = new URL(request.url, 'http://baud.invalid');
-    url.searchParams.set('cursor', next);
-    reply.header('link', `<${url.pathname}${url.search}>; rel="next"`);
-  }
-  return listEnvelope(page.items, pageRequest.limit, next);
+export function listPageSender() {
+  const answers = new WeakMap<object, ListPageAnswer>();
+  return async function sendListPage<Item, Reply extends FastifyReply>(
+    request: { readonly url: string; readonly query: ListQuery },
+    reply: Reply,
+    paging: { readonly list: string; readonly cursors: CursorCodec },
+    load: (pageRequest: PageRequest, shouldStrip: boolean) => Promise<Page<Item>>,
+  ): Promise<Reply> {
+    const { list, cursors } = paging;
+    const pageRequest = pageRequestFrom(request.query, list, cursors);
+    const page = await load(pageRequest, shouldStripAnsi(request.query));
+    let answer = answers.get(page);
+    if (answer === undefined || answer.list !== list || answer.limit !== pageRequest.limit) {
+      const next = page.nextKey === null ? null : cursors.encode(list, page.nextKey);
+      const serialized = serializeAnswer(reply, listEnvelope(page.items, pageRequest.limit, next));
+      answer = { ...serialized, list, limit: pageRequest.limit, next };
+      answers.set(page, answer);
+    }
+    if (answer.next !== null) {
+      let link = answer.link;
+      if (link?.url !== request.url) {
+        link = { url: request.url, header: nextLink(request.url, answer.next) };
+        answer.link = link;
+      }
+      reply.header('link', link.header);
+    }
+    return sendSerialized(reply, answer);
+  };
 }
 
 /** The envelope of a list that is never paginated (conferences, areas, nodes, last callers). */

@@ -3,6 +3,7 @@ import type { BoardAreas, MessageAreaDef, MessageConferenceDef } from '../access
 import { type Caller, isSysop } from '../caller.js';
 import type { Clock } from '../clock.js';
 import { mapPage, type Page, type PageRequest } from '../db/keyset.js';
+import { createDerivedMemo } from '../derived-memo.js';
 import { BadRequestError, ForbiddenError, NotFoundError, UnauthorizedError } from '../errors.js';
 import { presentText } from '../text/strip-ansi.js';
 import type { UserStore } from '../users/user-store.js';
@@ -102,6 +103,28 @@ function presentSummary<T extends MessageSummary>(message: T, shouldStrip: boole
   return { ...message, subject: presentText(message.subject, shouldStrip) };
 }
 
+function presentDetail(row: MessageDetailRow, shouldStrip: boolean): MessageDetail {
+  const { fromUserId: _internal, network, ...message } = row;
+  return {
+    ...presentSummary(message, shouldStrip),
+    body: presentText(message.body, shouldStrip),
+    network: parseStoredNetwork(network),
+  };
+}
+
+/**
+ * Pages and messages as callers see them, made once per remembered read (the store hands out
+ * the same page or row while it is fresh), so a busy page is not stripped of ANSI again for
+ * every request — and the HTTP layer can keep its serialised answer beside it.
+ */
+const presented = {
+  strippedPage: createDerivedMemo((page: Page<MessageSummary>) =>
+    mapPage(page, (message) => presentSummary(message, true)),
+  ),
+  detail: createDerivedMemo((row: MessageDetailRow) => presentDetail(row, false)),
+  strippedDetail: createDerivedMemo((row: MessageDetailRow) => presentDetail(row, true)),
+};
+
 export function createMessageService(deps: {
   store: MessageStore;
   /** Posting reads the poster's autoSignature and counts the post, in the post's transaction. */
@@ -185,16 +208,13 @@ export function createMessageService(deps: {
     async listAreaMessages(caller, areaTag, request, shouldStrip = false) {
       access.readableMessageArea(caller, areaTag);
       const page = await store.listAreaMessages(areaTag, request);
-      return mapPage(page, (message) => presentSummary(message, shouldStrip));
+      // The store selects summaries in exactly their shape: unstripped, a page is as it was read.
+      return shouldStrip ? presented.strippedPage(page) : page;
     },
 
     async getMessage(caller, uuid, shouldStrip = false) {
-      const { fromUserId: _internal, network, ...message } = await readableMessage(caller, uuid);
-      return {
-        ...presentSummary(message, shouldStrip),
-        body: presentText(message.body, shouldStrip),
-        network: parseStoredNetwork(network),
-      };
+      const row = await readableMessage(caller, uuid);
+      return shouldStrip ? presented.strippedDetail(row) : presented.detail(row);
     },
 
     async postMessage(caller, areaTag, post, shouldStrip = false) {

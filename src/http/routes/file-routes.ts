@@ -14,8 +14,8 @@ import { attachmentDisposition, ifNoneMatchHits, rangeOutcome } from '../downloa
 import {
   ListEnvelope,
   ListQuery,
+  listPageSender,
   StripAnsiQuery,
-  sendListPage,
   shouldStripAnsi,
   wholeListReply,
 } from '../pagination.js';
@@ -187,6 +187,7 @@ function multipartUpload(request: FastifyRequest, guard: UploadBodyGuard) {
 export async function fileRoutes(parent: FastifyInstance, options: { board: Board }): Promise<void> {
   const { board } = options;
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
+  const sendAreaPage = listPageSender();
   const uploadBodyLimits = {
     maxBytes: board.config.fileBase.maxUploadBytes + UPLOAD_ENVELOPE_ALLOWANCE_BYTES,
     idleTimeoutSeconds: board.config.contentServers.web.uploadIdleTimeoutSeconds,
@@ -246,10 +247,10 @@ export async function fileRoutes(parent: FastifyInstance, options: { board: Boar
         response: { 200: ListEnvelope(FileRecord), ...ProblemResponses(401, 403, 404) },
       },
     },
-    (request, reply) => {
+    async (request, reply) => {
       const { areaTag } = request.params;
       const paging = { list: areaFileListId(areaTag), cursors: board.cursors };
-      return sendListPage(request, reply, paging, (page, shouldStrip) =>
+      return sendAreaPage(request, reply, paging, (page, shouldStrip) =>
         board.files.listAreaFiles(request.caller, areaTag, page, shouldStrip),
       );
     },

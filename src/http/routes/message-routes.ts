@@ -7,12 +7,13 @@ import { API_PREFIX } from '../api-prefix.js';
 import {
   ListEnvelope,
   ListQuery,
+  listPageSender,
   StripAnsiQuery,
-  sendListPage,
   shouldStripAnsi,
   wholeListReply,
 } from '../pagination.js';
 import { ProblemResponses } from '../schemas.js';
+import { serializedAnswerSender } from '../serialized-answer.js';
 
 const Timestamp = Type.String({ format: 'date-time' });
 
@@ -107,6 +108,8 @@ const READ = { access: 'public' } as const;
 export function registerMessageRoutes(fastify: FastifyInstance, board: Board): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { messages } = board;
+  const sendAreaPage = listPageSender();
+  const sendMessage = serializedAnswerSender();
 
   app.get(
     '/messages/conferences',
@@ -166,10 +169,10 @@ export function registerMessageRoutes(fastify: FastifyInstance, board: Board): v
         response: { 200: ListEnvelope(MessageSummarySchema), ...ProblemResponses(401, 403, 404) },
       },
     },
-    (request, reply) => {
+    async (request, reply) => {
       const { areaTag } = request.params;
       const paging = { list: areaMessageListId(areaTag), cursors: board.cursors };
-      return sendListPage(request, reply, paging, (page, shouldStrip) =>
+      return sendAreaPage(request, reply, paging, (page, shouldStrip) =>
         messages.listAreaMessages(request.caller, areaTag, page, shouldStrip),
       );
     },
@@ -209,7 +212,11 @@ export function registerMessageRoutes(fastify: FastifyInstance, board: Board): v
         response: { 200: MessageDetailSchema, ...ProblemResponses(401, 403, 404) },
       },
     },
-    (request) => messages.getMessage(request.caller, request.params.uuid, shouldStripAnsi(request.query)),
+    async (request, reply) =>
+      sendMessage(
+        reply,
+        await messages.getMessage(request.caller, request.params.uuid, shouldStripAnsi(request.query)),
+      ),
   );
 
   app.delete(

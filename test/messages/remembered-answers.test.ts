@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeEachDialect, fakeClock } from '../support/test-board.js';
+import { API, createMessageTestBoard, ESC, type MessageTestBoard, seedMessages, uuidsOf } from './message-fixture.js';
+
+/**
+ * A remembered page or message is answered with the body, ETag and cursor made the first time
+ * it went out. What differs from one request to the next — the URL in `Link`, `?stripAnsi`,
+ * the caller's right to read — must still be each request's own.
+ */
+describeEachDialect('remembered answers', (dialect) => {
+  const clock = fakeClock();
+  let board: MessageTestBoard;
+  let uuid: string;
+  beforeAll(async () => {
+    board = await createMessageTestBoard(dialect, clock);
+    await seedMessages(board, 'general', [
+      { subject: `${ESC}[1mBold${ESC}[0m one` },
+      { subject: 'Two' },
+      { subject: 'Three' },
+    ]);
+    await seedMessages(board, 'members', [{ subject: 'For members' }]);
+    [uuid] = (await uuidsOf(board, 'general')) as [string];
+  });
+  afterAll(async () => {
+    await board?.close();
+  });
+
+  const get = (url: string, headers: Record<string, string> = board.alice.auth) =>
+    board.app.inject({ method: 'GET', url: `${API}${url}`, headers });
+
+  it('sends the same body and ETag for a page asked twice, and 304 for its tag', async () => {
+    const first = await get('/messages/areas/general/messages?limit=2');
+    const second = await get('/messages/areas/general/messages?limit=2');
+    expect(second.statusCode).toBe(200);
+    expect(second.body).toBe(first.body);
+    expect(second.headers.etag).toBe(first.headers.etag);
+    expect(second.headers['content-type']).toBe('application/json; charset=utf-8');
+    const revalidated = await get('/messages/areas/general/messages?limit=2', {
+      ...board.alice.auth,
+      'if-none-match': String(first.headers.etag),
+    });
+    expect(revalidated.statusCode).toBe(304);
+    expect(revalidated.body).toBe('');
+  });
+
+  it("points Link at each request's own URL when the page is remembered", async () => {
+    const plain = await get('/messages/areas/general/messages?limit=2');
+    const reordered = await get('/messages/areas/general/messages?stripAnsi=true&limit=2');
+    expect(reordered.body).toBe(plain.body);
+    const { nextCursor } = plain.json().meta;
+    expect(plain.headers.link).toBe(
+      `<${API}/messages/areas/general/messages?limit=2&cursor=${encodeURIComponent(nextCursor)}>; rel="next"`,
+    );
+    expect(reordered.headers.link).toBe(
+      `<${API}/messages/areas/general/messages?stripAnsi=true&limit=2&cursor=${encodeURIComponent(nextCursor)}>; rel="next"`,
+    );
+  });
+
+  it('answers a remembered page and message stripped or as stored, as each request asks', async () => {
+    const stripped = await get('/messages/areas/general/messages');
+    const raw = await get('/messages/areas/general/messages?stripAnsi=false');
+    const strippedAgain = await get('/messages/areas/general/messages?stripAnsi=1');
+    expect(stripped.json().data[0].subject).toBe('Bold one');
+    expect(raw.json().data[0].subject).toBe(`${ESC}[1mBold${ESC}[0m one`);
+    expect(strippedAgain.body).toBe(stripped.body);
+    expect(raw.headers.etag).not.toBe(stripped.headers.etag);
+
+    const strippedDetail = await get(`/messages/${uuid}`);
+    const rawDetail = await get(`/messages/${uuid}?stripAnsi=false`);
+    expect(strippedDetail.json().subject).toBe('Bold one');
+    expect(rawDetail.json().subject).toBe(`${ESC}[1mBold${ESC}[0m one`);
+    expect((await get(`/messages/${uuid}`)).body).toBe(strippedDetail.body);
+  });
+
+  it('still checks who asks before sending a remembered answer', async () => {
+    const [membersUuid] = (await uuidsOf(board, 'members')) as [string];
+    expect((await get('/messages/areas/members/messages')).statusCode).toBe(200);
+    expect((await get(`/messages/${membersUuid}`)).statusCode).toBe(200);
+    const anonymousPage = await get('/messages/areas/members/messages', {});
+    const anonymousDetail = await get(`/messages/${membersUuid}`, {});
+    expect(anonymousPage.statusCode).toBe(401);
+    expect(anonymousPage.headers['content-type']).toBe('application/problem+json; charset=utf-8');
+    expect(anonymousDetail.statusCode).toBe(401);
+  });
+});
