@@ -6,7 +6,7 @@ import type { Cleanup } from './cleanup.js';
 
 /** How to run the compiled `baud` command against one board. */
 export interface BaudInstallation {
-  readonly mainJs: string;
+  readonly baudCommand: string;
   readonly configPath: string;
 }
 
@@ -21,7 +21,7 @@ export function runBaudCommand<T>(
   options: { input?: string; onStderrLine?: (line: string) => void } = {},
 ): Promise<T> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [baud.mainJs, ...args, '--config', baud.configPath, '--json'], {
+    const child = spawn(baud.baudCommand, [...args, '--config', baud.configPath, '--json'], {
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -72,7 +72,7 @@ export async function startBaudServer(
   const log = openSync(logFile, 'a');
   let child: ChildProcess;
   try {
-    child = spawn(process.execPath, [baud.mainJs, 'serve', '--config', baud.configPath], {
+    child = spawn(baud.baudCommand, ['serve', '--config', baud.configPath], {
       stdio: ['ignore', log, log],
     });
   } finally {

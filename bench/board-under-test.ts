@@ -78,7 +78,7 @@ export async function startBoardUnderTest(options: {
   readonly database: DatabaseKind;
   readonly postgresUrl: string;
   readonly dir: string;
-  readonly mainJs: string;
+  readonly baudCommand: string;
   readonly fixture: string;
   readonly messageCount: number;
   readonly logLevel: string;
@@ -96,7 +96,7 @@ export async function startBoardUnderTest(options: {
   }
   const configPath = path.join(dir, 'config.hjson');
   writeFileSync(configPath, JSON.stringify(boardConfig(dir, databaseUrl, options.logLevel), null, 2));
-  const baud: BaudInstallation = { mainJs: options.mainJs, configPath };
+  const baud: BaudInstallation = { baudCommand: options.baudCommand, configPath };
 
   progress.log(`  seeding ${options.messageCount.toLocaleString('en-US')} messages with baud message import …`);
   const started = performance.now();

@@ -147,7 +147,7 @@ export async function runDatabase(options: {
   readonly database: DatabaseKind;
   readonly postgresUrl: string;
   readonly dir: string;
-  readonly mainJs: string;
+  readonly baudCommand: string;
   readonly fixture: string;
   readonly transferFile: TransferFile;
   readonly settings: BenchSettings;
@@ -161,7 +161,7 @@ export async function runDatabase(options: {
     database: options.database,
     postgresUrl: options.postgresUrl,
     dir: options.dir,
-    mainJs: options.mainJs,
+    baudCommand: options.baudCommand,
     fixture: options.fixture,
     messageCount: settings.messageCount,
     logLevel: settings.logLevel,

@@ -101,7 +101,7 @@ async function main(): Promise<number> {
         database,
         postgresUrl: options.postgresUrl ?? '',
         dir: path.join(dir, database),
-        mainJs: build.mainJs,
+        baudCommand: build.baudCommand,
         fixture,
         transferFile,
         settings,

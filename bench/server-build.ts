@@ -3,8 +3,8 @@ import { cpSync, existsSync, mkdirSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 
 const REPO = path.resolve(import.meta.dirname, '..');
-/** What a build needs besides node_modules: the sources, their tsconfig, package.json (version), assets. */
-const BUILD_INPUTS = ['src', 'assets', 'package.json', 'tsconfig.json', 'tsconfig.build.json'];
+/** What a build needs besides node_modules: the `baud` command, the sources, their tsconfig, package.json (version), assets. */
+const BUILD_INPUTS = ['bin', 'src', 'assets', 'package.json', 'tsconfig.json', 'tsconfig.build.json'];
 
 /** `head`: the committed tree of HEAD (as resolved when the run started); `worktree`: src/ as it is on disk now, uncommitted edits included. */
 export type BuildSource = 'head' | 'worktree';
@@ -12,8 +12,11 @@ export type BuildSource = 'head' | 'worktree';
 export interface ServerBuild {
   /** The build directory: `dist/` inside it holds the compiled modules. */
   readonly dir: string;
-  /** The compiled CLI entry (`node <mainJs> serve …`). */
-  readonly mainJs: string;
+  /**
+   * The `baud` command as an operator runs it (`bin/baud.js`, executed through its shebang, so
+   * with the Node flags it sets), in front of the compiled CLI in `dist/`.
+   */
+  readonly baudCommand: string;
   readonly source: BuildSource;
   readonly seconds: number;
   /** Type errors tsc reported while still emitting. */
@@ -64,5 +67,6 @@ export function buildServer(dir: string, source: BuildSource, commit: string): S
   const mainJs = path.join(dir, 'dist/main.js');
   const typeErrors = tsc.stdout.split('\n').filter((line) => /error TS\d+/.test(line));
   if (!existsSync(mainJs)) throw new Error(`tsc emitted no ${mainJs}:\n${tsc.stdout}${tsc.stderr}`);
-  return { dir, mainJs, source, seconds, typeErrors };
+  const baudCommand = path.join(dir, 'bin/baud.js');
+  return { dir, baudCommand, source, seconds, typeErrors };
 }

@@ -8,12 +8,12 @@ import { BAUD_VERSION } from '../version.js';
 import type { SystemStore } from './system-store.js';
 
 export interface BoardInfo {
-  boardName: string;
-  version: string;
-  nodeCount: number;
-  closedSystem: boolean;
-  sysopName?: string;
-  uptimeSeconds: number;
+  readonly boardName: string;
+  readonly version: string;
+  readonly nodeCount: number;
+  readonly closedSystem: boolean;
+  readonly sysopName?: string;
+  readonly uptimeSeconds: number;
 }
 
 /** One active login session (decisions.md, "Node entry"). */
@@ -83,19 +83,27 @@ export function createSystemService(deps: {
 }): SystemService {
   const { config, clock, store, sessions, users, messages, files } = deps;
   const startedAt = clock.now();
+  /**
+   * The last answer, handed out again while it is still true: it changes once a second at
+   * most, so the HTTP layer serialises and tags it once a second (see serializedAnswerSender).
+   */
+  let lastInfo: BoardInfo | null = null;
 
   return {
     async getInfo() {
       const now = clock.now();
       const nodeCount = await sessions.countActiveSessions(now);
-      return {
+      const uptimeSeconds = Math.max(0, Math.floor((now.getTime() - startedAt.getTime()) / 1000));
+      if (lastInfo?.nodeCount === nodeCount && lastInfo.uptimeSeconds === uptimeSeconds) return lastInfo;
+      lastInfo = {
         boardName: config.general.boardName,
         version: BAUD_VERSION,
         nodeCount,
         closedSystem: config.general.closedSystem,
         ...(config.general.sysopName ? { sysopName: config.general.sysopName } : {}),
-        uptimeSeconds: Math.max(0, Math.floor((now.getTime() - startedAt.getTime()) / 1000)),
+        uptimeSeconds,
       };
+      return lastInfo;
     },
 
     async listNodes(limit = MAX_NODES) {

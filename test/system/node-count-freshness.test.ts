@@ -48,4 +48,15 @@ describeEachDialect('nodeCount across nodes sharing a database', (dialect) => {
     clock.advance(ACTIVE_SESSION_COUNT_MAX_AGE_MS);
     expect((await nodeB.system.getInfo()).nodeCount).toBe(0);
   });
+
+  it('answers the same bytes within a second and the new uptime after it', async () => {
+    const first = await nodeA.app.inject({ method: 'GET', url: `${API}/system/info` });
+    const again = await nodeA.app.inject({ method: 'GET', url: `${API}/system/info` });
+    expect(again.body).toBe(first.body);
+    expect(again.headers.etag).toBe(first.headers.etag);
+    clock.advance(1000);
+    const later = await nodeA.app.inject({ method: 'GET', url: `${API}/system/info` });
+    expect(later.json().uptimeSeconds).toBe(first.json().uptimeSeconds + 1);
+    expect(later.headers.etag).not.toBe(first.headers.etag);
+  });
 });

@@ -4,6 +4,7 @@ import type { Board } from '../../board.js';
 import { MAX_LAST_CALLERS, MAX_NODES } from '../../system/system-service.js';
 import { ListEnvelope, wholeListReply } from '../pagination.js';
 import { ProblemResponses } from '../schemas.js';
+import { serializedAnswerSender } from '../serialized-answer.js';
 
 const BoardInfo = Type.Object(
   {
@@ -75,6 +76,7 @@ const NodesQuery = Type.Object({
 });
 
 export function registerSystemRoutes(app: FastifyInstance, board: Board): void {
+  const sendInfo = serializedAnswerSender();
   app.get(
     '/system/info',
     {
@@ -85,7 +87,7 @@ export function registerSystemRoutes(app: FastifyInstance, board: Board): void {
         response: { 200: BoardInfo, ...ProblemResponses(401) },
       },
     },
-    () => board.system.getInfo(),
+    async (_request, reply) => sendInfo(reply, await board.system.getInfo()),
   );
 
   app.get(
