@@ -8,7 +8,7 @@ import { createSessionStore } from './auth/session-store.js';
 import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config/load-config.js';
 import { createCursorCodec } from './db/cursor-codec.js';
-import { type Database, type Db, migrateToLatest, openDatabase } from './db/database.js';
+import { type Database, migrateToLatest, openDatabase } from './db/database.js';
 import { loadOrCreateSecret } from './db/settings-store.js';
 import { openFileBase } from './files/file-service.js';
 import { createFileStore } from './files/file-store.js';
@@ -47,7 +47,7 @@ async function assembleBoard(config: Config, database: Database, clock: Clock, a
   const cursorSecret = await loadOrCreateSecret(db, 'cursorSecret');
   const refreshSuccessorSecret = await loadOrCreateSecret(db, 'refreshSuccessorSecret');
   const identityChanges = createIdentityChanges();
-  const stores = createStores(db, clock, identityChanges);
+  const stores = createStores(database, clock, identityChanges);
   const users = createUserService({ store: stores.users, apiKeys: stores.apiKeys, config, clock });
   const access = createAreaAccess({ config, areas, clock });
   const messages = createMessageService({ store: stores.messages, users: stores.users, clock, areas, access });
@@ -89,7 +89,8 @@ async function assembleBoard(config: Config, database: Database, clock: Clock, a
 }
 
 /** One store per domain: the only code that queries the database. Services get the stores they need. */
-function createStores(db: Db, clock: Clock, identityChanges: IdentityChanges) {
+function createStores(database: Database, clock: Clock, identityChanges: IdentityChanges) {
+  const { db } = database;
   const users = createUserStore(db, identityChanges);
   return {
     users,
@@ -97,7 +98,7 @@ function createStores(db: Db, clock: Clock, identityChanges: IdentityChanges) {
     sessions: createSessionStore(db, identityChanges),
     loginAttempts: createLoginAttemptStore(db),
     system: createSystemStore(db),
-    messages: createMessageStore(db, clock),
+    messages: createMessageStore(database, clock),
     files: createFileStore(db, users),
   };
 }

@@ -59,9 +59,6 @@ export interface ActiveSessionRow {
   readonly lastAction: string;
   readonly isSecure: number;
   readonly userId: number;
-  readonly username: string;
-  readonly location: string | null;
-  readonly affiliations: string | null;
 }
 
 /** What a request did last in its session (the node list). */
@@ -215,10 +212,7 @@ export function createSessionStore(db: Db, identityChanges: IdentityChanges): Se
           'refreshFamilies.lastActivityAt',
           'refreshFamilies.lastAction',
           'refreshFamilies.isSecure',
-          'users.id as userId',
-          'users.username',
-          'users.location',
-          'users.affiliations',
+          'refreshFamilies.userId',
         ])
         .orderBy('refreshFamilies.lastActivityAt', 'desc')
         .orderBy('refreshFamilies.id', 'desc')

@@ -59,7 +59,8 @@ function requireString(source: Record<string, unknown>, member: string): string 
  * Messages are committed `batchSize` lines per transaction (multi-row inserts, counters
  * updated in the same transaction). A bad line throws `MessageImportError` with its line
  * number: nothing of its batch is committed, earlier batches stay. `onProgress` is called
- * after every committed batch with the running total.
+ * after every committed batch with the running total. The planner's statistics are brought
+ * up to date at the end (PostgreSQL would otherwise page a big new area slowly).
  */
 export async function importMessages(
   deps: { readonly messageStore: MessageStore; readonly areas: BoardAreas },
@@ -156,18 +157,23 @@ export async function importMessages(
     };
   }
 
-  for await (const text of lines) {
-    lineNumber += 1;
-    if (text.trim() === '') continue;
-    try {
-      batch.push(parseLine(text));
-      batchLines.add(lineNumber);
-    } catch (error) {
-      if (error instanceof BadRequestError) throw new MessageImportError(lineNumber, error.detail, imported);
-      throw error;
+  try {
+    for await (const text of lines) {
+      lineNumber += 1;
+      if (text.trim() === '') continue;
+      try {
+        batch.push(parseLine(text));
+        batchLines.add(lineNumber);
+      } catch (error) {
+        if (error instanceof BadRequestError) throw new MessageImportError(lineNumber, error.detail, imported);
+        throw error;
+      }
+      if (batch.length >= batchSize) await commitBatch();
     }
-    if (batch.length >= batchSize) await commitBatch();
+    await commitBatch();
+  } finally {
+    // Batches committed before a bad line stay, so the statistics must follow them too.
+    if (imported > 0) await store.refreshStatistics();
   }
-  await commitBatch();
   return { imported };
 }

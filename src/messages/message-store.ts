@@ -1,6 +1,6 @@
-import type { Insertable, Transaction } from 'kysely';
+import { type Insertable, sql, type Transaction } from 'kysely';
 import type { Clock } from '../clock.js';
-import type { Db, Executor } from '../db/database.js';
+import type { Database, Db, Executor } from '../db/database.js';
 import { type Page, type PageRequest, pageFromRows, rowsToFetch } from '../db/keyset.js';
 import { prepareQuery } from '../db/prepared-query.js';
 import type { MessagesTable, Tables } from '../db/schema.js';
@@ -66,7 +66,8 @@ const MESSAGE_READ_CACHE_SIZE = 2000;
  * transaction are remembered for MESSAGE_READ_CACHE_MAX_AGE_MS: a busy area's first page is
  * asked for far more often than it changes.
  */
-export function createMessageStore(db: Db, clock: Clock) {
+export function createMessageStore(database: Pick<Database, 'db' | 'dialect'>, clock: Clock) {
+  const { db, dialect } = database;
   const prepared = prepareMessageQueries(db);
   /** This node's writes to the message base, counted: any write makes every remembered read stale. */
   let version = 0;
@@ -103,6 +104,15 @@ export function createMessageStore(db: Db, clock: Clock) {
             Map<string, AreaCounters>
           >)
         : queries.areaCounters(areaTags),
+    /**
+     * Brings the query planner's statistics of the message tables up to date after a bulk
+     * write. On PostgreSQL a freshly imported million-message area otherwise pages with a
+     * bitmap scan and a sort — 739 ms a page instead of 5 ms, measured — until autovacuum gets
+     * round to it. SQLite's planner takes the (area_tag, id) index without statistics.
+     */
+    async refreshStatistics(): Promise<void> {
+      if (dialect === 'postgres') await sql`ANALYZE messages, message_areas`.execute(db);
+    },
     /**
      * Runs `work` in one transaction with the queries bound to it; `trx` is for other domains'
      * stores that must write in the same transaction (the poster's postCount). Reads in it are

@@ -4,6 +4,7 @@ import type { Config } from '../config/load-config.js';
 import type { FileService } from '../files/file-service.js';
 import type { MessageService } from '../messages/message-service.js';
 import type { UserService } from '../users/user-service.js';
+import type { UserCard } from '../users/user-store.js';
 import { BAUD_VERSION } from '../version.js';
 import type { SystemStore } from './system-store.js';
 
@@ -68,6 +69,11 @@ export interface SystemService {
   getStats(): Promise<BoardStats>;
 }
 
+/** A user's card as the node list and last callers show it (no location is ''). */
+function cardFields(card: UserCard): { username: string; location: string; affiliations: string } {
+  return { username: card.username, location: card.location ?? '', affiliations: card.affiliations ?? '' };
+}
+
 /**
  * Counted from the database (shared by every node): the call log is the system's own; sessions,
  * users, messages and files are counted by their domains.
@@ -77,7 +83,7 @@ export function createSystemService(deps: {
   clock: Clock;
   store: SystemStore;
   sessions: SessionStore;
-  users: Pick<UserService, 'countUsers'>;
+  users: Pick<UserService, 'countUsers' | 'cardsOf'>;
   messages: Pick<MessageService, 'countMessages'>;
   files: Pick<FileService, 'countFiles'>;
 }): SystemService {
@@ -109,15 +115,19 @@ export function createSystemService(deps: {
     async listNodes(limit = MAX_NODES) {
       const now = clock.now();
       const rows = await sessions.listActiveSessions(now, Math.min(Math.max(1, limit), MAX_NODES));
-      return rows.map((row, index) => ({
+      const cards = await users.cardsOf(rows.map((row) => row.userId));
+      // Users are never deleted, so every session's user has a card; the filter only narrows.
+      const listed = rows.flatMap((row) => {
+        const card = cards.get(row.userId);
+        return card ? [{ row, card }] : [];
+      });
+      return listed.map(({ row, card }, index) => ({
         node: index + 1,
         authenticated: true,
         action: row.lastAction,
         isSecure: row.isSecure === 1,
         userId: row.userId,
-        username: row.username,
-        location: row.location ?? '',
-        affiliations: row.affiliations ?? '',
+        ...cardFields(card),
         timeOnMinutes: Math.max(0, Math.floor((now.getTime() - Date.parse(row.createdAt)) / 60_000)),
         connectedAt: row.createdAt,
         lastActivityAt: row.lastActivityAt,
@@ -125,14 +135,12 @@ export function createSystemService(deps: {
     },
 
     async listLastCallers(limit = MAX_LAST_CALLERS) {
-      const rows = await store.listLastCalls(Math.min(Math.max(1, limit), MAX_LAST_CALLERS));
-      return rows.map((row) => ({
-        userId: row.userId,
-        username: row.username,
-        location: row.location ?? '',
-        affiliations: row.affiliations ?? '',
-        timestamp: row.calledAt,
-      }));
+      const calls = await store.listLastCalls(Math.min(Math.max(1, limit), MAX_LAST_CALLERS));
+      const cards = await users.cardsOf(calls.map((call) => call.userId));
+      return calls.flatMap((call) => {
+        const card = cards.get(call.userId);
+        return card ? [{ userId: call.userId, ...cardFields(card), timestamp: call.calledAt }] : [];
+      });
     },
 
     async getStats() {

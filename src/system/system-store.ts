@@ -1,11 +1,8 @@
 import type { Db, Executor } from '../db/database.js';
 
-/** One interactive login with what the last-callers list shows of its user. */
+/** One interactive login. */
 export interface CallRow {
   readonly userId: number;
-  readonly username: string;
-  readonly location: string | null;
-  readonly affiliations: string | null;
   readonly calledAt: string;
 }
 
@@ -25,8 +22,8 @@ export interface SystemStore {
 
 /**
  * Every query of the board's call log (`calls`), the one table of the system domain: a row
- * per interactive login, for the last-callers list and the call statistics. The list joins
- * what it shows of each caller from `users` in the same query.
+ * per interactive login, for the last-callers list and the call statistics. What the list
+ * shows of each caller comes from the users domain.
  */
 export function createSystemStore(db: Db): SystemStore {
   return {
@@ -35,13 +32,7 @@ export function createSystemStore(db: Db): SystemStore {
     },
 
     listLastCalls: (limit) =>
-      db
-        .selectFrom('calls')
-        .innerJoin('users', 'users.id', 'calls.userId')
-        .select(['users.id as userId', 'users.username', 'users.location', 'users.affiliations', 'calls.calledAt'])
-        .orderBy('calls.id', 'desc')
-        .limit(limit)
-        .execute(),
+      db.selectFrom('calls').select(['userId', 'calledAt']).orderBy('id', 'desc').limit(limit).execute(),
 
     async countCalls(startOfDay) {
       const calls = await db

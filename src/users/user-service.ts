@@ -5,7 +5,7 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config/load-config.js';
 import type { UserRow } from '../db/schema.js';
 import { BadRequestError, ConflictError, NotFoundError } from '../errors.js';
-import type { UserStore } from './user-store.js';
+import type { UserCard, UserStore } from './user-store.js';
 import { assertValidUsername } from './username.js';
 
 /** A user as the operator sees it (`baud user list`). */
@@ -55,6 +55,8 @@ export interface UserService {
   /** The caller view of an enabled user, or null when the account is gone or disabled. */
   loadCallerUser(userId: number): Promise<CallerUser | null>;
   countUsers(): Promise<number>;
+  /** What the board's lists of people show of each user; unknown ids are left out. */
+  cardsOf(userIds: readonly number[]): Promise<Map<number, UserCard>>;
 }
 
 export function createUserService(deps: {
@@ -150,6 +152,7 @@ export function createUserService(deps: {
     },
 
     countUsers: () => store.count(),
+    cardsOf: (userIds) => store.cardsOf(userIds),
   };
 }
 

@@ -25,6 +25,13 @@ export type ProfileColumns = Partial<
   Record<'realName' | 'location' | 'affiliations' | 'webAddress' | 'autoSignature', string | null>
 >;
 
+/** What other people see of a user in the board's lists of people. */
+export interface UserCard {
+  readonly username: string;
+  readonly location: string | null;
+  readonly affiliations: string | null;
+}
+
 export interface UserStore {
   /** Runs `work` in one transaction; methods that take an executor join it. */
   transaction<T>(work: (trx: Transaction<Tables>) => Promise<T>): Promise<T>;
@@ -36,6 +43,8 @@ export interface UserStore {
   /** Every account, oldest first. */
   listAll(): Promise<UserRow[]>;
   count(): Promise<number>;
+  /** What lists of people show of each user (the node list, last callers); unknown ids are left out. */
+  cardsOf(userIds: readonly number[]): Promise<Map<number, UserCard>>;
   /** Group names of each user, sorted; users without groups map to []. */
   groupsOf(userIds: readonly number[]): Promise<Map<number, string[]>>;
   /** Creates the account and its group memberships; null when its name is taken. */
@@ -88,6 +97,16 @@ export function createUserStore(db: Db, identityChanges: IdentityChanges): UserS
     findEnabledById: (userId) => enabledById.first({ userId }),
 
     listAll: () => db.selectFrom('users').selectAll().orderBy('id').execute(),
+
+    async cardsOf(userIds) {
+      if (userIds.length === 0) return new Map();
+      const rows = await db
+        .selectFrom('users')
+        .select(['id', 'username', 'location', 'affiliations'])
+        .where('id', 'in', [...new Set(userIds)])
+        .execute();
+      return new Map(rows.map(({ id, ...card }) => [id, card]));
+    },
 
     async count() {
       const { count } = await db

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NotFoundError } from '../../src/errors.js';
 import { importMessages, MessageImportError } from '../../src/messages/message-import.js';
@@ -88,6 +89,28 @@ describeEachDialect('message import', (dialect) => {
     ).json();
     expect(first.replyCount).toBe(2);
   });
+
+  // SQLite pages big areas through the index without statistics; PostgreSQL needs them.
+  if (dialect === 'postgres')
+    it('leaves the planner statistics of the messages up to date', async () => {
+      const analyzedRows = async () => {
+        const { rows } = await sql<{ reltuples: number }>`
+        SELECT reltuples FROM pg_class WHERE oid = 'messages'::regclass`.execute(board.board.db);
+        return Number(rows[0]?.reltuples);
+      };
+      const live = async () =>
+        Number(
+          (
+            await board.board.db
+              .selectFrom('messages')
+              .select((eb) => eb.fn.countAll().as('n'))
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
+      await run('general', [good('s1'), good('s2'), good('s3')]);
+      // reltuples is -1 until a table is first analysed and the row count after each ANALYZE.
+      expect(await analyzedRows()).toBe(await live());
+    });
 
   it('commits nothing when line 3 of a single batch is bad', async () => {
     const error = await failureOf(run('readonly', [good('a'), good('b'), good(''), good('d')]));
