@@ -19,6 +19,7 @@ import { compileRequestValidator } from './http/request-validation.js';
 import { installResponseHeaders, refuseWhileClosing } from './http/response-headers.js';
 import { authRoutes } from './http/routes/auth-routes.js';
 import { fileRoutes } from './http/routes/file-routes.js';
+import { type NodeLifecycle, registerHealthRoutes } from './http/routes/health-routes.js';
 import { registerMessageRoutes } from './http/routes/message-routes.js';
 import { registerSystemRoutes } from './http/routes/system-routes.js';
 import { registerUserRoutes } from './http/routes/user-routes.js';
@@ -35,6 +36,13 @@ export interface BuildAppOptions {
 }
 
 export type BaudApp = FastifyInstance;
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Turns `/_baud/health/ready` to 503 while the node goes on serving (see `serveBoard`'s stop). */
+    startDraining(): void;
+  }
+}
 
 const ROUTABLE_METHODS: readonly HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
@@ -97,6 +105,13 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
   };
   installProblemHandlers(app, allowedMethods);
 
+  const lifecycle: NodeLifecycle = { isDraining: false };
+  app.decorate('startDraining', () => {
+    lifecycle.isDraining = true;
+  });
+
+  // Outside the versioned API: a board with its API switched off still answers its balancer.
+  registerHealthRoutes(app, board, lifecycle);
   if (web.restApi.enabled) {
     await registerOpenApi(app);
     installCors(app, config); // before the auth hook: preflights never meet credential checks

@@ -15,6 +15,7 @@ import { createFileStore } from './files/file-store.js';
 import { createIdentityChanges, type IdentityChanges } from './identity-changes.js';
 import { createMessageService } from './messages/message-service.js';
 import { createMessageStore } from './messages/message-store.js';
+import { createHealthService } from './system/health-service.js';
 import { createSystemService } from './system/system-service.js';
 import { createSystemStore } from './system/system-store.js';
 import { createUserService } from './users/user-service.js';
@@ -75,6 +76,7 @@ async function assembleBoard(config: Config, database: Database, clock: Clock, a
     /** The message base's store itself, for bulk imports (`importMessages`), which bypass posting. */
     messageStore: stores.messages,
     files,
+    health: createHealthService({ database, files }),
     system: createSystemService({
       config,
       clock,

@@ -37,9 +37,7 @@ export function registerBoardCommands(program: Command): void {
     }
     const config = loadCliConfig({ ...options, config: configPath });
     const running = await serveBoard(config);
-    stopOnSignals(running, config.contentServers.web.shutdownTimeoutSeconds, (text) =>
-      process.stderr.write(`${text}\n`),
-    );
+    stopOnSignals(running, config.contentServers.web, (text) => process.stderr.write(`${text}\n`));
     const lines = [
       `baud is serving "${config.general.boardName}"`,
       `  API:  ${running.url}`,

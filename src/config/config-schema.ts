@@ -129,6 +129,9 @@ export const ConfigSchema = Type.Object(
             headersTimeoutSeconds: Type.Integer({ default: 30, minimum: 1 }),
             keepAliveTimeoutSeconds: Type.Integer({ default: 10, minimum: 1 }),
             shutdownTimeoutSeconds: Type.Integer({ default: 30, minimum: 1 }),
+            // Seconds a stopping node keeps serving while /_baud/health/ready says 503, so a load
+            // balancer stops sending it requests before it closes (its check interval × fall count).
+            shutdownDrainSeconds: Type.Integer({ default: 0, minimum: 0, maximum: 300 }),
             bodyLimitBytes: Type.Integer({ default: 1024 * 1024, minimum: 1024, maximum: 16 * 1024 * 1024 }),
             bodyTimeoutSeconds: Type.Integer({
               default: 10,

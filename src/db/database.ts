@@ -138,15 +138,29 @@ async function openPostgres(url: string, poolSize: number): Promise<Database> {
  * Returns the names of the migrations it applied.
  */
 export async function migrateToLatest(database: Database): Promise<string[]> {
+  const { error, results } = await boardMigrator(database).migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? []).filter((result) => result.status === 'Success').map((result) => result.migrationName);
+}
+
+/** Names of the migrations this build knows that the database has not applied yet. */
+export async function pendingMigrations(database: Database): Promise<string[]> {
+  const migrations = await boardMigrator(database).getMigrations();
+  return migrations.filter((migration) => migration.executedAt === undefined).map((migration) => migration.name);
+}
+
+/** Whether the database answers a trivial query (it throws when it does not). */
+export async function pingDatabase(database: Database): Promise<void> {
+  await sql`SELECT 1`.execute(database.db);
+}
+
+function boardMigrator(database: Database): Migrator {
   const migrations = boardMigrations(database.dialect);
-  const migrator = new Migrator({
+  return new Migrator({
     db: database.db,
     provider: { getMigrations: async () => migrations },
     // Without it Kysely looks for its bookkeeping tables in every schema of the database and
     // may find another board's (or another test run's) instead of creating this one's.
     ...(database.schema ? { migrationTableSchema: database.schema } : {}),
   });
-  const { error, results } = await migrator.migrateToLatest();
-  if (error) throw error instanceof Error ? error : new Error(String(error));
-  return (results ?? []).filter((result) => result.status === 'Success').map((result) => result.migrationName);
 }

@@ -124,6 +124,8 @@ export interface FileService {
   recordDownload(caller: Caller, file: StoredFile): Promise<void>;
   /** Files and their bytes on the whole board (the board's statistics). */
   countFiles(): Promise<FileTotals>;
+  /** Throws, naming the storage tag, when a storage directory cannot take new files (readiness). */
+  checkStorageWritable(): Promise<void>;
   /** Operator import (`baud file import`): no ACS, same extraction and duplicate rules as uploads. */
   importFile(areaTag: string, filePath: string, options?: { desc?: string | null }): Promise<FileRecord>;
   /** Operator remove (`baud file remove`): the row and counters, then the bytes on disk. */
@@ -271,6 +273,7 @@ export function createFileService(deps: {
     },
 
     countFiles: () => store.countFiles(),
+    checkStorageWritable: () => storage.checkWritable(),
 
     async importFile(areaTag, filePath, options = {}) {
       const area = areas.fileAreas.get(areaTag);

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
-import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
+import { constants, createWriteStream } from 'node:fs';
+import { access, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { type Readable, Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -36,6 +36,8 @@ export interface FileStorage {
   ensureDirectories(): Promise<void>;
   /** Removes temp files a crashed process left behind; returns how many. */
   removeLeftoverTemps(): Promise<number>;
+  /** Throws, naming the storage tag, when a storage directory cannot take new files. */
+  checkWritable(): Promise<void>;
   /**
    * Streams `source` into a temp file of `storageTag`, hashing as it goes, with back-pressure
    * (memory does not grow with the file). More than `maxBytes` bytes → `PayloadTooLargeError`.
@@ -125,6 +127,15 @@ export function createFileStorage(
     async ensureDirectories() {
       for (const directory of Object.values(directories)) {
         await mkdir(path.join(directory, INCOMING_DIRECTORY), { recursive: true });
+      }
+    },
+
+    async checkWritable() {
+      for (const storageTag of Object.keys(directories)) {
+        // Uploads are written here first; a read-only mount fails access() with EROFS.
+        await access(incomingOf(storageTag), constants.W_OK).catch((error: NodeJS.ErrnoException) => {
+          throw new Error(`storage "${storageTag}" is not writable (${error.code ?? error.message})`);
+        });
       }
     },
 

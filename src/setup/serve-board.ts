@@ -5,7 +5,11 @@ import { API_PREFIX } from '../http/api-prefix.js';
 
 export interface RunningBoard {
   readonly url: string;
-  /** Stops accepting connections, lets in-flight requests finish, then closes the database. */
+  /**
+   * Turns not-ready and keeps serving for `shutdownDrainSeconds` (a load balancer moves its
+   * traffic away meanwhile), then stops accepting connections, lets in-flight requests finish
+   * and closes the database.
+   */
   stop(): Promise<void>;
 }
 
@@ -30,6 +34,9 @@ export async function serveBoard(config: Config): Promise<RunningBoard> {
     url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}${API_PREFIX}`,
     async stop() {
       try {
+        app.startDraining();
+        const drainMs = config.contentServers.web.shutdownDrainSeconds * 1000;
+        if (drainMs > 0) await new Promise((resolve) => setTimeout(resolve, drainMs));
         await app.close();
       } finally {
         await board.close();
@@ -39,15 +46,22 @@ export async function serveBoard(config: Config): Promise<RunningBoard> {
 }
 
 /**
- * Stops the board on SIGINT/SIGTERM: in-flight requests finish (new ones get 503), then the
- * database closes. A second signal, or the shutdown timeout, exits at once.
+ * Stops the board on SIGINT/SIGTERM: it drains for `shutdownDrainSeconds` (not ready, still
+ * serving), in-flight requests finish (new ones get 503), then the database closes. A second
+ * signal, or the drain plus the shutdown timeout, exits at once.
  */
-export function stopOnSignals(running: RunningBoard, timeoutSeconds: number, log: (text: string) => void): void {
+export function stopOnSignals(
+  running: RunningBoard,
+  web: { readonly shutdownTimeoutSeconds: number; readonly shutdownDrainSeconds: number },
+  log: (text: string) => void,
+): void {
   let stopping = false;
+  const timeoutSeconds = web.shutdownDrainSeconds + web.shutdownTimeoutSeconds;
   const onSignal = (signal: NodeJS.Signals) => {
     if (stopping) process.exit(1);
     stopping = true;
-    log(`${signal} received: finishing in-flight requests (at most ${timeoutSeconds}s)…`);
+    const draining = web.shutdownDrainSeconds > 0 ? `not ready; serving ${web.shutdownDrainSeconds}s more, then ` : '';
+    log(`${signal} received: ${draining}finishing in-flight requests (at most ${timeoutSeconds}s in all)…`);
     const timer = setTimeout(() => {
       log('shutdown timed out; exiting');
       process.exit(1);
