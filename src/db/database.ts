@@ -3,6 +3,7 @@ import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import {
   CamelCasePlugin,
+  DEFAULT_MIGRATION_TABLE,
   Kysely,
   Migrator,
   PostgresDialect,
@@ -143,15 +144,17 @@ export async function migrateToLatest(database: Database): Promise<string[]> {
   return (results ?? []).filter((result) => result.status === 'Success').map((result) => result.migrationName);
 }
 
-/** Names of the migrations this build knows that the database has not applied yet. */
+/**
+ * Names of the migrations this build knows that the database has not applied yet. One plain
+ * read of Kysely's bookkeeping table — not `Migrator.getMigrations()`, which first introspects
+ * every table and column of the database — because readiness probes ask this every few seconds
+ * on every node. It throws when the database does not answer.
+ */
 export async function pendingMigrations(database: Database): Promise<string[]> {
-  const migrations = await boardMigrator(database).getMigrations();
-  return migrations.filter((migration) => migration.executedAt === undefined).map((migration) => migration.name);
-}
-
-/** Whether the database answers a trivial query (it throws when it does not). */
-export async function pingDatabase(database: Database): Promise<void> {
-  await sql`SELECT 1`.execute(database.db);
+  const table = database.schema ? `${database.schema}.${DEFAULT_MIGRATION_TABLE}` : DEFAULT_MIGRATION_TABLE;
+  const { rows } = await sql<{ name: string }>`SELECT name FROM ${sql.table(table)}`.execute(database.db);
+  const applied = new Set(rows.map((row) => row.name));
+  return Object.keys(boardMigrations(database.dialect)).filter((name) => !applied.has(name));
 }
 
 function boardMigrator(database: Database): Migrator {

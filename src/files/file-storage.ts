@@ -56,6 +56,13 @@ export interface FileStorage {
   pathOf(storageTag: string, fileId: number): string;
 }
 
+/** A storage directory cannot take new files; the message names the tag and the errno, never the path. */
+export class StorageUnwritableError extends Error {
+  constructor(storageTag: string, code: string) {
+    super(`storage "${storageTag}" is not writable (${code})`);
+  }
+}
+
 /**
  * Uploads in progress live in this subdirectory of each storage directory: the same file
  * system (so the final rename is atomic), and the start-up sweep reads only it, never the
@@ -134,7 +141,7 @@ export function createFileStorage(
       for (const storageTag of Object.keys(directories)) {
         // Uploads are written here first; a read-only mount fails access() with EROFS.
         await access(incomingOf(storageTag), constants.W_OK).catch((error: NodeJS.ErrnoException) => {
-          throw new Error(`storage "${storageTag}" is not writable (${error.code ?? error.message})`);
+          throw new StorageUnwritableError(storageTag, error.code ?? 'unknown error');
         });
       }
     },

@@ -1,4 +1,5 @@
 import type { FastifyReply } from 'fastify';
+import { createDerivedMemo } from '../derived-memo.js';
 import { etagOf } from './caching.js';
 
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
@@ -33,13 +34,7 @@ export function sendSerialized<Reply extends FastifyReply>(reply: Reply, answer:
  * per route: an object is always serialised with the response schema of the route that sent it.
  */
 export function serializedAnswerSender() {
-  const answers = new WeakMap<object, SerializedAnswer>();
-  return <Reply extends FastifyReply>(reply: Reply, value: object): Reply => {
-    let answer = answers.get(value);
-    if (answer === undefined) {
-      answer = serializeAnswer(reply, value);
-      answers.set(value, answer);
-    }
-    return sendSerialized(reply, answer);
-  };
+  const answerOf = createDerivedMemo((value: object, reply: FastifyReply) => serializeAnswer(reply, value));
+  return <Reply extends FastifyReply>(reply: Reply, value: object): Reply =>
+    sendSerialized(reply, answerOf(value, reply));
 }

@@ -1,5 +1,6 @@
-import { type Database, pendingMigrations, pingDatabase } from '../db/database.js';
+import { type Database, pendingMigrations } from '../db/database.js';
 import type { FileService } from '../files/file-service.js';
+import { StorageUnwritableError } from '../files/file-storage.js';
 
 /** How long one readiness check may take before it counts as failed: a hung database is not ready. */
 export const READINESS_CHECK_TIMEOUT_MS = 2000;
@@ -9,11 +10,14 @@ export type CheckOutcome = 'ok' | string;
 
 export interface ReadinessReport {
   readonly isReady: boolean;
+  /** What the probe answers. Safe to show anyone: no driver message, address or path. */
   readonly checks: {
     readonly database: CheckOutcome;
     readonly migrations: CheckOutcome;
     readonly storage: CheckOutcome;
   };
+  /** The errors behind failed checks, for the node's log only. */
+  readonly errors: readonly { readonly check: 'database' | 'storage'; readonly error: unknown }[];
 }
 
 /** Whether this node can serve: what a load balancer's readiness probe asks. */
@@ -22,16 +26,21 @@ export interface HealthService {
   checkReadiness(): Promise<ReadinessReport>;
 }
 
-async function outcomeOf(check: () => Promise<CheckOutcome | undefined>, timeoutMs: number): Promise<CheckOutcome> {
+type Settled<T> = { readonly value: T } | { readonly error: unknown };
+
+class CheckTimeoutError extends Error {}
+
+/** `work`'s result, or its error, or a CheckTimeoutError after `timeoutMs`: a probe never hangs. */
+async function settleWithin<T>(work: Promise<T>, timeoutMs: number): Promise<Settled<T>> {
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<CheckOutcome>((resolve) => {
-    timer = setTimeout(() => resolve(`no answer within ${timeoutMs} ms`), timeoutMs);
+  const timeout = new Promise<Settled<T>>((resolve) => {
+    timer = setTimeout(() => resolve({ error: new CheckTimeoutError() }), timeoutMs);
   });
   try {
     return await Promise.race([
-      check().then(
-        (outcome) => outcome ?? 'ok',
-        (error: unknown) => (error instanceof Error ? error.message : String(error)),
+      work.then(
+        (value) => ({ value }),
+        (error: unknown) => ({ error }),
       ),
       timeout,
     ]);
@@ -46,25 +55,37 @@ export function createHealthService(deps: {
   timeoutMs?: number;
 }): HealthService {
   const timeoutMs = deps.timeoutMs ?? READINESS_CHECK_TIMEOUT_MS;
+  const failure = (error: unknown) =>
+    error instanceof CheckTimeoutError ? `no answer within ${timeoutMs} ms` : 'failed (see the log)';
   return {
     async checkReadiness() {
-      const [database, migrations, storage] = await Promise.all([
-        outcomeOf(async () => {
-          await pingDatabase(deps.database);
-          return undefined;
-        }, timeoutMs),
-        outcomeOf(async () => {
-          const pending = await pendingMigrations(deps.database);
-          return pending.length === 0 ? undefined : `not applied: ${pending.join(', ')} (run baud db migrate)`;
-        }, timeoutMs),
-        outcomeOf(async () => {
-          await deps.files.checkStorageWritable();
-          return undefined;
-        }, timeoutMs),
+      // One read answers two checks: the database answers, and which migrations it has.
+      const [migrationState, storageState] = await Promise.all([
+        settleWithin(pendingMigrations(deps.database), timeoutMs),
+        settleWithin(deps.files.checkStorageWritable(), timeoutMs),
       ]);
+      const errors: { check: 'database' | 'storage'; error: unknown }[] = [];
+      let database: CheckOutcome = 'ok';
+      let migrations: CheckOutcome = 'ok';
+      if ('error' in migrationState) {
+        errors.push({ check: 'database', error: migrationState.error });
+        database = failure(migrationState.error);
+        migrations = 'unknown';
+      } else if (migrationState.value.length > 0) {
+        migrations = `not applied: ${migrationState.value.join(', ')} (run baud db migrate)`;
+      }
+      let storage: CheckOutcome = 'ok';
+      if ('error' in storageState) {
+        errors.push({ check: 'storage', error: storageState.error });
+        storage =
+          storageState.error instanceof StorageUnwritableError
+            ? storageState.error.message
+            : failure(storageState.error);
+      }
       return {
         isReady: database === 'ok' && migrations === 'ok' && storage === 'ok',
         checks: { database, migrations, storage },
+        errors,
       };
     },
   };

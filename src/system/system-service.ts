@@ -95,6 +95,15 @@ export function createSystemService(deps: {
    */
   let lastInfo: BoardInfo | null = null;
 
+  /** Each row beside its user's card, in order (users are never deleted: every row has one). */
+  async function withCards<Row extends { readonly userId: number }>(rows: readonly Row[]) {
+    const cards = await users.cardsOf(rows.map((row) => row.userId));
+    return rows.flatMap((row) => {
+      const card = cards.get(row.userId);
+      return card ? [{ row, card }] : [];
+    });
+  }
+
   return {
     async getInfo() {
       const now = clock.now();
@@ -115,13 +124,7 @@ export function createSystemService(deps: {
     async listNodes(limit = MAX_NODES) {
       const now = clock.now();
       const rows = await sessions.listActiveSessions(now, Math.min(Math.max(1, limit), MAX_NODES));
-      const cards = await users.cardsOf(rows.map((row) => row.userId));
-      // Users are never deleted, so every session's user has a card; the filter only narrows.
-      const listed = rows.flatMap((row) => {
-        const card = cards.get(row.userId);
-        return card ? [{ row, card }] : [];
-      });
-      return listed.map(({ row, card }, index) => ({
+      return (await withCards(rows)).map(({ row, card }, index) => ({
         node: index + 1,
         authenticated: true,
         action: row.lastAction,
@@ -136,11 +139,11 @@ export function createSystemService(deps: {
 
     async listLastCallers(limit = MAX_LAST_CALLERS) {
       const calls = await store.listLastCalls(Math.min(Math.max(1, limit), MAX_LAST_CALLERS));
-      const cards = await users.cardsOf(calls.map((call) => call.userId));
-      return calls.flatMap((call) => {
-        const card = cards.get(call.userId);
-        return card ? [{ userId: call.userId, ...cardFields(card), timestamp: call.calledAt }] : [];
-      });
+      return (await withCards(calls)).map(({ row, card }) => ({
+        userId: row.userId,
+        ...cardFields(card),
+        timestamp: row.calledAt,
+      }));
     },
 
     async getStats() {

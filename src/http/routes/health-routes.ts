@@ -41,8 +41,9 @@ export function registerHealthRoutes(fastify: FastifyInstance, board: Board, lif
   app.get(
     `${HEALTH_PREFIX}/ready`,
     { ...probe, schema: { hide: true, response: { 200: ReadyBody, 503: ReadyBody } } },
-    async (_request, reply) => {
-      const { isReady, checks } = await board.health.checkReadiness();
+    async (request, reply) => {
+      const { isReady, checks, errors } = await board.health.checkReadiness();
+      for (const { check, error } of errors) request.log.warn({ err: error, check }, 'readiness check failed');
       reply.header('cache-control', 'no-store');
       if (lifecycle.isDraining) return reply.code(503).send({ status: 'draining', checks });
       if (!isReady) return reply.code(503).send({ status: 'not ready', checks });
