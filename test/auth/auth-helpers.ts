@@ -9,13 +9,14 @@ export async function login(
   board: TestBoard,
   username: string,
   password = PASSWORD,
-  options: { remoteAddress?: string } = {},
+  options: { remoteAddress?: string; forwardedFor?: string } = {},
 ) {
   const response = await board.app.inject({
     method: 'POST',
     url: `${API}/auth/login`,
     payload: { username, password },
     ...(options.remoteAddress ? { remoteAddress: options.remoteAddress } : {}),
+    ...(options.forwardedFor ? { headers: { 'x-forwarded-for': options.forwardedFor } } : {}),
   });
   const accessToken: string | undefined = response.statusCode === 200 ? response.json().accessToken : undefined;
   return { response, accessToken, refreshToken: refreshCookieOf(response) };
