@@ -25,6 +25,7 @@ import { registerSystemRoutes } from './http/routes/system-routes.js';
 import { registerUserRoutes } from './http/routes/user-routes.js';
 import { installSessionActivity } from './http/session-activity.js';
 import { logStream } from './logging/log-stream.js';
+import type { BoardMetrics, CountedRoutes } from './metrics/board-metrics.js';
 import { BAUD_VERSION } from './version.js';
 
 export interface BuildAppOptions {
@@ -33,7 +34,15 @@ export interface BuildAppOptions {
   readonly clock?: Clock;
   /** Fastify logger options; defaults to pino at the configured level. */
   readonly logger?: FastifyServerOptions['logger'];
+  /** Where answered requests are counted (`metrics.enabled`); none by default. */
+  readonly metrics?: BoardMetrics;
 }
+
+/** The routes whose answers also feed the login and upload counters of the metrics. */
+export const METRICS_COUNTED_ROUTES: CountedRoutes = {
+  login: `${API_PREFIX}/auth/login`,
+  upload: `${API_PREFIX}/files/areas/:areaTag`,
+};
 
 export type BaudApp = FastifyInstance;
 
@@ -104,6 +113,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
     return ROUTABLE_METHODS.filter((method) => methodsByPath.find(method, path) !== null);
   };
   installProblemHandlers(app, allowedMethods);
+  if (options.metrics) installRequestMetrics(app, options.metrics);
 
   const lifecycle: NodeLifecycle = { isDraining: false };
   app.decorate('startDraining', () => {
@@ -131,6 +141,21 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
     );
   }
   return app;
+}
+
+/** Counts every answered request, by route pattern and status, once its answer is over. */
+function installRequestMetrics(app: FastifyInstance, metrics: BoardMetrics): void {
+  app.addHook('onResponse', (request, reply, done) => {
+    const length = Number(request.headers['content-length']);
+    metrics.observeRequest({
+      method: request.method,
+      route: request.is404 ? null : (request.routeOptions.url ?? null),
+      status: reply.statusCode,
+      seconds: reply.elapsedTime / 1000,
+      requestBytes: Number.isSafeInteger(length) ? length : null,
+    });
+    done();
+  });
 }
 
 async function registerOpenApi(app: FastifyInstance): Promise<void> {

@@ -42,11 +42,17 @@ export function registerBoardCommands(program: Command): void {
       `baud is serving "${config.general.boardName}"`,
       `  API:  ${running.url}`,
       `  Docs: ${running.url}/docs`,
+      ...(running.metricsUrl ? [`  Metrics: ${running.metricsUrl}`] : []),
       ...(created ? ['', ...credentialLines(created)] : []),
     ];
     printResult(
       options,
-      { url: running.url, docsUrl: `${running.url}/docs`, credentials: created?.credentials ?? [] },
+      {
+        url: running.url,
+        docsUrl: `${running.url}/docs`,
+        metricsUrl: running.metricsUrl,
+        credentials: created?.credentials ?? [],
+      },
       lines,
     );
   });

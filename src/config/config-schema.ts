@@ -111,6 +111,15 @@ export const ConfigSchema = Type.Object(
       },
       { ...Strict, default: {} },
     ),
+    // Prometheus metrics on their own listener, never on the public port; off unless enabled.
+    metrics: Type.Object(
+      {
+        enabled: Type.Boolean({ default: false }),
+        address: Type.String({ default: '127.0.0.1' }),
+        port: Type.Integer({ default: 9464, minimum: 0, maximum: 65535 }),
+      },
+      { ...Strict, default: {} },
+    ),
     users: Type.Object(
       {
         defaultGroups: Type.Array(Type.String({ minLength: 1 }), { default: ['users'] }),

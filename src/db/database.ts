@@ -31,7 +31,16 @@ export interface Database {
   readonly dialect: Dialect;
   /** The PostgreSQL schema chosen with `?schema=`, or null for the default search path. */
   readonly schema: string | null;
+  /** PostgreSQL: the connection pool's state now (metrics); null for SQLite's one connection. */
+  poolState(): PoolState | null;
   close(): Promise<void>;
+}
+
+export interface PoolState {
+  readonly open: number;
+  readonly idle: number;
+  /** Queries waiting for a connection. */
+  readonly waiting: number;
 }
 
 export interface OpenDatabaseOptions {
@@ -61,7 +70,7 @@ function openSqlite(file: string): Database {
     dialect: new SqliteDialect({ database: withStatementCache(connection, STATEMENT_CACHE_SIZE) }),
     plugins: [new CamelCasePlugin()],
   });
-  return { db, dialect: 'sqlite', schema: null, close: () => db.destroy() };
+  return { db, dialect: 'sqlite', schema: null, poolState: () => null, close: () => db.destroy() };
 }
 
 /**
@@ -130,7 +139,8 @@ async function openPostgres(url: string, poolSize: number): Promise<Database> {
     await db.destroy();
     throw error;
   }
-  return { db, dialect: 'postgres', schema, close: () => db.destroy() };
+  const poolState = () => ({ open: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
+  return { db, dialect: 'postgres', schema, poolState, close: () => db.destroy() };
 }
 
 /**
@@ -139,9 +149,28 @@ async function openPostgres(url: string, poolSize: number): Promise<Database> {
  * Returns the names of the migrations it applied.
  */
 export async function migrateToLatest(database: Database): Promise<string[]> {
-  const { error, results } = await boardMigrator(database).migrateToLatest();
-  if (error) throw error instanceof Error ? error : new Error(String(error));
-  return (results ?? []).filter((result) => result.status === 'Success').map((result) => result.migrationName);
+  for (let attempt = 1; ; attempt += 1) {
+    const { error, results } = await boardMigrator(database).migrateToLatest();
+    if (!error) {
+      return (results ?? []).filter((result) => result.status === 'Success').map((result) => result.migrationName);
+    }
+    if (attempt < MIGRATION_ATTEMPTS && isOtherSchemaDropped(error, database.schema)) continue;
+    throw error instanceof Error ? error : new Error(String(error));
+  }
+}
+
+/** Tries of a migration that lost a race with another schema being dropped (see below). */
+const MIGRATION_ATTEMPTS = 5;
+
+/**
+ * Kysely's migrator first looks for its tables by introspecting every table of every schema of
+ * the database. When another board (or another test run) sharing the database drops its schema
+ * during that read, PostgreSQL answers "schema … does not exist" (3F000) for a schema that is not
+ * ours; nothing of ours was touched, so the migration is simply tried again.
+ */
+export function isOtherSchemaDropped(error: unknown, ownSchema: string | null): boolean {
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  return code === '3F000' && typeof message === 'string' && !(ownSchema !== null && message.includes(`"${ownSchema}"`));
 }
 
 /**

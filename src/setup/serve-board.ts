@@ -1,10 +1,13 @@
-import { buildApp } from '../app.js';
+import { buildApp, METRICS_COUNTED_ROUTES } from '../app.js';
 import { openBoard } from '../board.js';
 import type { Config } from '../config/load-config.js';
 import { API_PREFIX } from '../http/api-prefix.js';
+import { createBoardMetrics, listenForMetrics, type MetricsListener } from '../metrics/board-metrics.js';
 
 export interface RunningBoard {
   readonly url: string;
+  /** Where Prometheus scrapes this node (`metrics.enabled`), or null. */
+  readonly metricsUrl: string | null;
   /**
    * Turns not-ready and keeps serving for `shutdownDrainSeconds` (a load balancer moves its
    * traffic away meanwhile), then stops accepting connections, lets in-flight requests finish
@@ -17,10 +20,15 @@ export interface RunningBoard {
 export async function serveBoard(config: Config): Promise<RunningBoard> {
   const board = await openBoard(config);
   let app: Awaited<ReturnType<typeof buildApp>>;
+  let metricsListener: MetricsListener | null = null;
   try {
-    app = await buildApp(config, { board });
+    const metrics = config.metrics.enabled
+      ? createBoardMetrics({ database: board.database, system: board.system, routes: METRICS_COUNTED_ROUTES })
+      : undefined;
+    app = await buildApp(config, { board, ...(metrics ? { metrics } : {}) });
     const web = config.contentServers.web;
     await app.listen({ host: web.address, port: web.port });
+    if (metrics) metricsListener = await listenForMetrics(metrics, config.metrics);
   } catch (error) {
     await board.close();
     throw error;
@@ -32,12 +40,14 @@ export async function serveBoard(config: Config): Promise<RunningBoard> {
     : config.contentServers.web.address;
   return {
     url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}${API_PREFIX}`,
+    metricsUrl: metricsListener?.url ?? null,
     async stop() {
       try {
         app.startDraining();
         const drainMs = config.contentServers.web.shutdownDrainSeconds * 1000;
         if (drainMs > 0) await new Promise((resolve) => setTimeout(resolve, drainMs));
         await app.close();
+        await metricsListener?.close();
       } finally {
         await board.close();
       }

@@ -1,0 +1,163 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { Database } from '../db/database.js';
+import type { SystemService } from '../system/system-service.js';
+
+/** What a monitoring system scrapes from one node, in Prometheus' text format. */
+export interface BoardMetrics {
+  readonly registry: Registry;
+  /**
+   * One answered request. `route` is the route's pattern (`/_baud/api/v1/messages/:uuid`), never
+   * the URL: ids in URLs would make a new series per message.
+   */
+  observeRequest(request: ObservedRequest): void;
+}
+
+export interface ObservedRequest {
+  readonly method: string;
+  /** The route pattern, or null when no route matched (404s of unknown paths). */
+  readonly route: string | null;
+  readonly status: number;
+  readonly seconds: number;
+  /** The request's Content-Length, when it sent one. */
+  readonly requestBytes: number | null;
+}
+
+/** Routes whose answers also feed the login and upload counters. */
+export interface CountedRoutes {
+  readonly login: string;
+  readonly upload: string;
+}
+
+/** Seconds: from a cached page (~1 ms) to a slow upload. */
+const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+/**
+ * The board's metrics in a registry of its own (not prom-client's global one, so several boards
+ * in one process — tests — never share series): requests by route, method and status with their
+ * latency, logins refused and throttled, uploads and their bytes, live sessions, the database
+ * pool, and Node's process metrics. Gauges are read when scraped, so they cost nothing between
+ * scrapes.
+ */
+export function createBoardMetrics(deps: {
+  database: Pick<Database, 'poolState'>;
+  system: Pick<SystemService, 'getInfo'>;
+  routes: CountedRoutes;
+}): BoardMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const labelNames = ['method', 'route', 'status'] as const;
+  const requests = new Counter({
+    name: 'baud_http_requests_total',
+    help: 'Answered HTTP requests by method, route pattern and status.',
+    labelNames,
+    registers: [registry],
+  });
+  const latency = new Histogram({
+    name: 'baud_http_request_duration_seconds',
+    help: 'Time from a request’s arrival to the end of its answer.',
+    labelNames,
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  });
+  const loginFailures = new Counter({
+    name: 'baud_login_failures_total',
+    help: 'Logins refused for a wrong username or password (401).',
+    registers: [registry],
+  });
+  const loginsThrottled = new Counter({
+    name: 'baud_login_throttled_total',
+    help: 'Logins refused by the login throttle (429).',
+    registers: [registry],
+  });
+  const uploads = new Counter({
+    name: 'baud_uploads_total',
+    help: 'Files stored through the API (201).',
+    registers: [registry],
+  });
+  const uploadBytes = new Counter({
+    name: 'baud_upload_request_bytes_total',
+    help: 'Request bytes of stored uploads (the multipart body, file included).',
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'baud_live_sessions',
+    help: 'Login sessions active in the last minutes on the whole board (nodeCount).',
+    registers: [registry],
+    async collect() {
+      this.set((await deps.system.getInfo()).nodeCount);
+    },
+  });
+  const poolGauge = (
+    name: string,
+    help: string,
+    read: (state: NonNullable<ReturnType<Database['poolState']>>) => number,
+  ) =>
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        const state = deps.database.poolState();
+        if (state) this.set(read(state));
+      },
+    });
+  poolGauge('baud_db_pool_connections', 'Open PostgreSQL connections of this node.', (state) => state.open);
+  poolGauge('baud_db_pool_idle_connections', 'Idle PostgreSQL connections of this node.', (state) => state.idle);
+  poolGauge('baud_db_pool_waiting_queries', 'Queries waiting for a PostgreSQL connection.', (state) => state.waiting);
+
+  return {
+    registry,
+    observeRequest({ method, route, status, seconds, requestBytes }) {
+      const labels = { method, route: route ?? 'unmatched', status: String(status) };
+      requests.inc(labels);
+      latency.observe(labels, seconds);
+      if (route === deps.routes.login) {
+        if (status === 401) loginFailures.inc();
+        else if (status === 429) loginsThrottled.inc();
+      } else if (route === deps.routes.upload && method === 'POST' && status === 201) {
+        uploads.inc();
+        if (requestBytes !== null) uploadBytes.inc(requestBytes);
+      }
+    },
+  };
+}
+
+/** A running metrics listener. */
+export interface MetricsListener {
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Serves `GET /metrics` on its own address and port — by default loopback, never the public
+ * listener — so only what runs beside the node (or a scraper the sysop lets in) reads it.
+ */
+export async function listenForMetrics(
+  metrics: BoardMetrics,
+  options: { readonly address: string; readonly port: number },
+): Promise<MetricsListener> {
+  const server = http.createServer((request, response) => {
+    if (request.method !== 'GET' || request.url?.split('?')[0] !== '/metrics') {
+      response.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('Only GET /metrics is here.\n');
+      return;
+    }
+    metrics.registry.metrics().then(
+      (text) => response.writeHead(200, { 'content-type': metrics.registry.contentType }).end(text),
+      (error: unknown) => {
+        response.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end(`${String(error)}\n`);
+      },
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.address, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = options.address.includes(':') ? `[${options.address}]` : options.address;
+  return {
+    url: `http://${host}:${port}/metrics`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
