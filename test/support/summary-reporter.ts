@@ -16,7 +16,10 @@ export default class SummaryReporter implements Reporter {
         else if (state === 'failed') failed++;
         else skipped++;
       }
-      if (module.state() === 'failed' && [...module.children.allTests()].length === 0) failed++;
+      // A file whose setup failed has its tests skipped, not failed: count the file once, so the
+      // summary never reads "0 failed" for a run vitest itself failed.
+      const hasFailedTest = [...module.children.allTests()].some((test) => test.result().state === 'failed');
+      if (module.state() === 'failed' && !hasFailedTest) failed++;
     }
     process.stdout.write(`\nSummary: ${passed} passed, ${failed} failed, ${skipped} skipped\n`);
   }
