@@ -114,6 +114,19 @@ function namePreparedStatements(client: pg.PoolClient): void {
   }) as typeof client.query;
 }
 
+/**
+ * `CREATE SCHEMA IF NOT EXISTS` is not safe against itself: two nodes starting at once on a new
+ * schema can both pass the "not exists" check, and the second fails on pg_namespace's unique
+ * index (23505). The schema is then there, made by the other node — which is all we wanted.
+ */
+async function createSchemaIfMissing(db: Db, schema: string): Promise<void> {
+  try {
+    await sql`create schema if not exists ${sql.id(schema)}`.execute(db);
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== '23505') throw error;
+  }
+}
+
 async function openPostgres(url: string, poolSize: number): Promise<Database> {
   // Loaded only for a PostgreSQL board: a SQLite node never pays for the driver's memory.
   const { default: pg } = await import('pg');
@@ -133,7 +146,7 @@ async function openPostgres(url: string, poolSize: number): Promise<Database> {
   pool.on('connect', namePreparedStatements);
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }), plugins: [new CamelCasePlugin()] });
   try {
-    if (schema) await sql`create schema if not exists ${sql.id(schema)}`.execute(db);
+    if (schema) await createSchemaIfMissing(db, schema);
     else await sql`select 1`.execute(db);
   } catch (error) {
     await db.destroy();
@@ -154,23 +167,38 @@ export async function migrateToLatest(database: Database): Promise<string[]> {
     if (!error) {
       return (results ?? []).filter((result) => result.status === 'Success').map((result) => result.migrationName);
     }
-    if (attempt < MIGRATION_ATTEMPTS && isOtherSchemaDropped(error, database.schema)) continue;
+    if (attempt < MIGRATION_ATTEMPTS && lostMigrationRace(error, database)) continue;
     throw error instanceof Error ? error : new Error(String(error));
   }
 }
 
-/** Tries of a migration that lost a race with another schema being dropped (see below). */
+/** Tries of a migration that lost a race with another process (see `lostMigrationRace`). */
 const MIGRATION_ATTEMPTS = 5;
 
 /**
- * Kysely's migrator first looks for its tables by introspecting every table of every schema of
- * the database. When another board (or another test run) sharing the database drops its schema
- * during that read, PostgreSQL answers "schema … does not exist" (3F000) for a schema that is not
- * ours; nothing of ours was touched, so the migration is simply tried again.
+ * Whether a failed migration lost a race with another process, so that trying again (which
+ * first reads what is applied now) is right:
+ *
+ * - SQLite: Kysely takes no migration lock there (it assumes one connection), so two processes
+ *   starting on a new board file (`baud serve` and a CLI command, say) both see a migration as
+ *   pending; the second to get the write lock finds its table already made
+ *   ("table … already exists", its transaction rolled back). Tried again, it sees the
+ *   migration applied and skips it.
+ * - PostgreSQL: the migrator first looks for its tables by introspecting every schema of the
+ *   database; when another board sharing the database drops its schema during that read,
+ *   PostgreSQL answers "schema … does not exist" (3F000) for a schema that is not ours.
+ *
+ * A migration that is simply wrong fails the same way every time and is reported after the
+ * last try.
  */
-export function isOtherSchemaDropped(error: unknown, ownSchema: string | null): boolean {
-  const { code, message } = error as { code?: unknown; message?: unknown };
-  return code === '3F000' && typeof message === 'string' && !(ownSchema !== null && message.includes(`"${ownSchema}"`));
+export function lostMigrationRace(error: unknown, database: Pick<Database, 'dialect' | 'schema'>): boolean {
+  const { code, message } = (typeof error === 'object' && error !== null ? error : {}) as {
+    code?: unknown;
+    message?: unknown;
+  };
+  if (typeof message !== 'string') return false;
+  if (database.dialect === 'sqlite') return /already exists/.test(message);
+  return code === '3F000' && !(database.schema !== null && message.includes(`"${database.schema}"`));
 }
 
 /**

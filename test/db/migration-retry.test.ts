@@ -1,22 +1,28 @@
 import { describe, expect, it } from 'vitest';
-import { isOtherSchemaDropped } from '../../src/db/database.js';
+import { lostMigrationRace } from '../../src/db/database.js';
 
-/** A migration tried again only when it lost a race with another board's schema being dropped. */
+/** A migration is tried again only when it lost a race with another process. */
 describe('which migration errors are tried again', () => {
+  const postgres = (schema: string | null) => ({ dialect: 'postgres' as const, schema });
+  const sqlite = { dialect: 'sqlite' as const, schema: null };
   const schemaGone = (schema: string) =>
     Object.assign(new Error(`schema "${schema}" does not exist`), { code: '3F000' });
 
-  it("retries when another schema vanished during Kysely's introspection", () => {
-    expect(isOtherSchemaDropped(schemaGone('baud_test_other'), 'baud_test_mine')).toBe(true);
-    expect(isOtherSchemaDropped(schemaGone('baud_test_other'), null)).toBe(true);
+  it("retries on PostgreSQL when another schema vanished during Kysely's introspection", () => {
+    expect(lostMigrationRace(schemaGone('baud_test_other'), postgres('baud_test_mine'))).toBe(true);
+    expect(lostMigrationRace(schemaGone('baud_test_other'), postgres(null))).toBe(true);
+  });
+
+  it('retries on SQLite when another process made the table first', () => {
+    expect(lostMigrationRace(new Error('table "settings" already exists'), sqlite)).toBe(true);
   });
 
   it('does not retry when our own schema is gone, or on any other error', () => {
-    expect(isOtherSchemaDropped(schemaGone('baud_test_mine'), 'baud_test_mine')).toBe(false);
-    expect(isOtherSchemaDropped(Object.assign(new Error('relation "x" does not exist'), { code: '42P01' }), null)).toBe(
-      false,
-    );
-    expect(isOtherSchemaDropped(new Error('boom'), null)).toBe(false);
-    expect(isOtherSchemaDropped('not an error', null)).toBe(false);
+    expect(lostMigrationRace(schemaGone('baud_test_mine'), postgres('baud_test_mine'))).toBe(false);
+    const missingRelation = Object.assign(new Error('relation "x" does not exist'), { code: '42P01' });
+    expect(lostMigrationRace(missingRelation, postgres(null))).toBe(false);
+    expect(lostMigrationRace(new Error('table "settings" already exists'), postgres(null))).toBe(false);
+    expect(lostMigrationRace(new Error('no such column: x'), sqlite)).toBe(false);
+    expect(lostMigrationRace('not an error', sqlite)).toBe(false);
   });
 });
