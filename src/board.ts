@@ -29,7 +29,8 @@ export async function openBoard(config: Config, options: { clock?: Clock; migrat
   const clock = options.clock ?? systemClock;
   // ACS errors are configuration errors: find them before touching the database.
   const areas = compileBoardAreas(config);
-  const database = await openDatabase(config.database.url, { poolSize: config.database.poolSize });
+  const { url, poolSize, statementTimeoutSeconds } = config.database;
+  const database = await openDatabase(url, { poolSize, statementTimeoutSeconds });
   try {
     if (options.migrate ?? true) await migrateToLatest(database);
     return await assembleBoard(config, database, clock, areas);

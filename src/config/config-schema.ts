@@ -91,6 +91,9 @@ export const ConfigSchema = Type.Object(
           description: 'sqlite:<path> or postgres://…; empty = sqlite:<dataDir>/baud.db',
         }),
         poolSize: Type.Integer({ default: 10, minimum: 1, maximum: 200 }),
+        // PostgreSQL: a statement running longer is cancelled, so a runaway query cannot hold a
+        // pooled connection (and the requests queued behind it) indefinitely. 0: no limit.
+        statementTimeoutSeconds: Type.Integer({ default: 30, minimum: 0, maximum: 3600 }),
       },
       { ...Strict, default: {} },
     ),

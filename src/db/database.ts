@@ -45,6 +45,8 @@ export interface PoolState {
 
 export interface OpenDatabaseOptions {
   readonly poolSize?: number;
+  /** PostgreSQL: cancel a statement after this long (0: never). SQLite has no such limit. */
+  readonly statementTimeoutSeconds?: number;
 }
 
 /**
@@ -54,7 +56,7 @@ export interface OpenDatabaseOptions {
 export async function openDatabase(url: string, options: OpenDatabaseOptions = {}): Promise<Database> {
   if (url.startsWith('sqlite:')) return openSqlite(url.slice('sqlite:'.length));
   if (url.startsWith('postgres://') || url.startsWith('postgresql://'))
-    return openPostgres(url, options.poolSize ?? 10);
+    return openPostgres(url, options.poolSize ?? 10, options.statementTimeoutSeconds ?? 0);
   throw new Error('database.url must start with sqlite: or postgres://');
 }
 
@@ -127,7 +129,7 @@ async function createSchemaIfMissing(db: Db, schema: string): Promise<void> {
   }
 }
 
-async function openPostgres(url: string, poolSize: number): Promise<Database> {
+async function openPostgres(url: string, poolSize: number, statementTimeoutSeconds: number): Promise<Database> {
   // Loaded only for a PostgreSQL board: a SQLite node never pays for the driver's memory.
   const { default: pg } = await import('pg');
   // int8 (counts, byte sizes) arrives as a string by default; board numbers stay far below 2^53.
@@ -141,7 +143,11 @@ async function openPostgres(url: string, poolSize: number): Promise<Database> {
   const pool = new pg.Pool({
     connectionString: parsed.toString(),
     max: poolSize,
-    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+    // Session settings of every pooled connection, set by the server at connect time.
+    options: [
+      ...(schema ? [`-c search_path=${schema}`] : []),
+      `-c statement_timeout=${statementTimeoutSeconds * 1000}`,
+    ].join(' '),
   });
   pool.on('connect', namePreparedStatements);
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }), plugins: [new CamelCasePlugin()] });

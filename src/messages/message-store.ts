@@ -135,19 +135,32 @@ export type MessageStore = ReturnType<typeof createMessageStore>;
  */
 const BEFORE_FIRST_MESSAGE = 0;
 
+export interface AreaPageParams {
+  readonly areaTag: string;
+  readonly afterKey: number;
+  readonly limit: number;
+}
+
+/**
+ * One page of an area's live messages: an index range scan however deep the page — of
+ * (area_tag, id), or of the primary key when the page's id range is the narrower one
+ * (test/db/query-plans.test.ts checks the plans PostgreSQL picks).
+ */
+export function areaPageQuery(db: Db, p: AreaPageParams) {
+  return db
+    .selectFrom('messages')
+    .select(SUMMARY_COLUMNS)
+    .where('areaTag', '=', p.areaTag)
+    .where('deletedAt', 'is', null)
+    .where('id', '>', p.afterKey)
+    .orderBy('id')
+    .limit(p.limit);
+}
+
 /** The queries of reading and posting, built once (see `prepareQuery`) and run in any executor. */
 function prepareMessageQueries(db: Db) {
   return {
-    areaPage: prepareQuery(db, (p: { areaTag: string; afterKey: number; limit: number }) =>
-      db
-        .selectFrom('messages')
-        .select(SUMMARY_COLUMNS)
-        .where('areaTag', '=', p.areaTag)
-        .where('deletedAt', 'is', null)
-        .where('id', '>', p.afterKey)
-        .orderBy('id')
-        .limit(p.limit),
-    ),
+    areaPage: prepareQuery(db, (p: AreaPageParams) => areaPageQuery(db, p)),
     liveMessage: prepareQuery(db, (p: { uuid: string }) =>
       db
         .selectFrom('messages as m')

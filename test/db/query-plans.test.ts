@@ -1,0 +1,91 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { importMessages } from '../../src/messages/message-import.js';
+import { areaPageQuery } from '../../src/messages/message-store.js';
+import { linesOf } from '../messages/message-fixture.js';
+import { createTestBoard, describeEachDialect, type TestBoard } from '../support/test-board.js';
+
+const MESSAGES = 4000;
+
+interface PlanNode {
+  readonly 'Node Type': string;
+  readonly 'Index Name'?: string;
+  readonly Plans?: readonly PlanNode[];
+}
+
+function nodesOf(plan: PlanNode): PlanNode[] {
+  return [plan, ...(plan.Plans ?? []).flatMap(nodesOf)];
+}
+
+/**
+ * The database choices, checked: a page of an area — the first, the deepest, in a big area or
+ * a small one — is an index range scan right after `baud message import` (which brings
+ * PostgreSQL's statistics up to date), and every pooled PostgreSQL connection cancels a
+ * statement that runs past `database.statementTimeoutSeconds`.
+ */
+describeEachDialect('query plans and statement limits', (dialect) => {
+  let board: TestBoard;
+  beforeAll(async () => {
+    board = await createTestBoard(dialect, {
+      config: {
+        ...(dialect === 'postgres' ? { database: { statementTimeoutSeconds: 1 } } : {}),
+        messageConferences: { main: { name: 'Main', areas: { big: { name: 'Big' }, small: { name: 'Small' } } } },
+      },
+    });
+    const line = (n: number) =>
+      JSON.stringify({ from: 'Importer', subject: `Message ${n}`, body: 'Text', timestamp: '2024-01-01T00:00:00Z' });
+    await importMessages(board.board, 'small', linesOf(Array.from({ length: 200 }, (_, n) => line(n))));
+    await importMessages(board.board, 'big', linesOf(Array.from({ length: MESSAGES }, (_, n) => line(n))));
+  });
+  afterAll(async () => {
+    await board?.close();
+  });
+
+  const pageQuery = (areaTag: string, afterKey: number) =>
+    areaPageQuery(board.board.db, { areaTag, afterKey, limit: 26 }).compile();
+
+  /** PostgreSQL's plan of one page query, as the nodes of its tree. */
+  async function postgresPlanOf(areaTag: string, afterKey: number): Promise<PlanNode[]> {
+    const compiled = pageQuery(areaTag, afterKey);
+    const { rows } = await board.board.db.executeQuery<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>({
+      ...compiled,
+      sql: `EXPLAIN (FORMAT JSON) ${compiled.sql}`,
+    });
+    return nodesOf((rows[0]?.['QUERY PLAN'] as [{ Plan: PlanNode }])[0].Plan);
+  }
+
+  /** SQLite's plan of one page query, as its lines (`SEARCH messages USING INDEX …`). */
+  async function sqlitePlanOf(areaTag: string, afterKey: number): Promise<string[]> {
+    const compiled = pageQuery(areaTag, afterKey);
+    const { rows } = await board.board.db.executeQuery<{ detail: string }>({
+      ...compiled,
+      sql: `EXPLAIN QUERY PLAN ${compiled.sql}`,
+    });
+    return rows.map((row) => row.detail);
+  }
+
+  it.each([
+    ['the deep end of the big area', 'big', MESSAGES + 200 - 20],
+    ['the first page of the big area', 'big', 0],
+    ['the first page of the small area, imported first', 'small', 0],
+    ['the middle of the small area', 'small', 100],
+  ])('reads %s right after the import with an index range scan and no sort', async (_what, areaTag, afterKey) => {
+    if (dialect === 'sqlite') {
+      const plan = await sqlitePlanOf(areaTag as string, afterKey as number);
+      expect(plan).toHaveLength(1);
+      expect(plan[0]).toMatch(/^SEARCH messages USING INDEX messages_area_id \(area_tag=\? AND id>\?\)$/);
+      return;
+    }
+    const nodes = await postgresPlanOf(areaTag as string, afterKey as number);
+    expect(nodes.map((node) => node['Node Type'])).toEqual(['Limit', 'Index Scan']);
+    // (area_tag, id), or the primary key when the page's id range is the narrower one.
+    expect(['messages_area_id', 'messages_pkey']).toContain(nodes[1]?.['Index Name']);
+  });
+
+  it('cancels a statement that runs past the statement timeout (PostgreSQL)', async () => {
+    if (dialect === 'sqlite') return; // SQLite runs in-process: there is no server-side timeout
+    await expect(sql`SELECT pg_sleep(1.5)`.execute(board.board.db)).rejects.toMatchObject({ code: '57014' });
+    // The connection is still good for the next query.
+    expect((await sql<{ one: number }>`SELECT 1 AS one`.execute(board.board.db)).rows).toEqual([{ one: 1 }]);
+  });
+});
