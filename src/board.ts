@@ -30,7 +30,11 @@ export async function openBoard(config: Config, options: { clock?: Clock; migrat
   // ACS errors are configuration errors: find them before touching the database.
   const areas = compileBoardAreas(config);
   const { url, poolSize, statementTimeoutSeconds } = config.database;
-  const database = await openDatabase(url, { poolSize, statementTimeoutSeconds });
+  const database = await openDatabase(url, {
+    poolSize,
+    statementTimeoutSeconds,
+    timeQueries: config.metrics.enabled,
+  });
   try {
     if (options.migrate ?? true) await migrateToLatest(database);
     return await assembleBoard(config, database, clock, areas);

@@ -5,6 +5,7 @@ import {
   CamelCasePlugin,
   DEFAULT_MIGRATION_TABLE,
   Kysely,
+  type LogEvent,
   Migrator,
   PostgresDialect,
   type SqliteDatabase,
@@ -33,8 +34,25 @@ export interface Database {
   readonly schema: string | null;
   /** PostgreSQL: the connection pool's state now (metrics); null for SQLite's one connection. */
   poolState(): PoolState | null;
+  /**
+   * Hands every finished query's timing to `listener` (one listener; a later call replaces it).
+   * Only a database opened with `timeQueries` times its queries; others refuse.
+   */
+  onQuery(listener: QueryListener): void;
   close(): Promise<void>;
 }
+
+/** What kind of statement a query was: its first keyword, or `other` (raw SQL, DDL). */
+export type QueryOperation = 'select' | 'insert' | 'update' | 'delete' | 'other';
+
+export interface QueryTiming {
+  readonly operation: QueryOperation;
+  readonly seconds: number;
+  /** The database answered with an error (a constraint, a timeout, a lost connection). */
+  readonly failed: boolean;
+}
+
+export type QueryListener = (timing: QueryTiming) => void;
 
 export interface PoolState {
   readonly open: number;
@@ -47,6 +65,39 @@ export interface OpenDatabaseOptions {
   readonly poolSize?: number;
   /** PostgreSQL: cancel a statement after this long (0: never). SQLite has no such limit. */
   readonly statementTimeoutSeconds?: number;
+  /**
+   * Time every query for {@link Database.onQuery} (metrics). Off, Kysely does no timing at
+   * all, so a board without metrics pays nothing for it.
+   */
+  readonly timeQueries?: boolean;
+}
+
+const OPERATION_OF_NODE: Readonly<Record<string, QueryOperation>> = {
+  SelectQueryNode: 'select',
+  InsertQueryNode: 'insert',
+  UpdateQueryNode: 'update',
+  DeleteQueryNode: 'delete',
+};
+
+/**
+ * Kysely's query log turned into timings for one replaceable listener: the log is fixed when
+ * Kysely is built, before the metrics that listen exist.
+ */
+function queryTimer(enabled: boolean) {
+  let listener: QueryListener | null = null;
+  const log = (event: LogEvent) =>
+    listener?.({
+      operation: OPERATION_OF_NODE[event.query.query.kind] ?? 'other',
+      seconds: event.queryDurationMillis / 1000,
+      failed: event.level === 'error',
+    });
+  return {
+    kyselyOptions: enabled ? { log } : {},
+    onQuery(next: QueryListener) {
+      if (!enabled) throw new Error('this database was opened without timeQueries');
+      listener = next;
+    },
+  };
 }
 
 /**
@@ -54,13 +105,16 @@ export interface OpenDatabaseOptions {
  * optional `?schema=name` query parameter selects — and creates — the schema).
  */
 export async function openDatabase(url: string, options: OpenDatabaseOptions = {}): Promise<Database> {
-  if (url.startsWith('sqlite:')) return openSqlite(url.slice('sqlite:'.length));
+  const timer = queryTimer(options.timeQueries ?? false);
+  if (url.startsWith('sqlite:')) return openSqlite(url.slice('sqlite:'.length), timer);
   if (url.startsWith('postgres://') || url.startsWith('postgresql://'))
-    return openPostgres(url, options.poolSize ?? 10, options.statementTimeoutSeconds ?? 0);
+    return openPostgres(url, options.poolSize ?? 10, options.statementTimeoutSeconds ?? 0, timer);
   throw new Error('database.url must start with sqlite: or postgres://');
 }
 
-function openSqlite(file: string): Database {
+type QueryTimer = ReturnType<typeof queryTimer>;
+
+function openSqlite(file: string, timer: QueryTimer): Database {
   if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
   const connection = new BetterSqlite3(file);
   connection.pragma('journal_mode = WAL');
@@ -71,8 +125,16 @@ function openSqlite(file: string): Database {
   const db = new Kysely<Tables>({
     dialect: new SqliteDialect({ database: withStatementCache(connection, STATEMENT_CACHE_SIZE) }),
     plugins: [new CamelCasePlugin()],
+    ...timer.kyselyOptions,
   });
-  return { db, dialect: 'sqlite', schema: null, poolState: () => null, close: () => db.destroy() };
+  return {
+    db,
+    dialect: 'sqlite',
+    schema: null,
+    poolState: () => null,
+    onQuery: timer.onQuery,
+    close: () => db.destroy(),
+  };
 }
 
 /**
@@ -129,7 +191,12 @@ async function createSchemaIfMissing(db: Db, schema: string): Promise<void> {
   }
 }
 
-async function openPostgres(url: string, poolSize: number, statementTimeoutSeconds: number): Promise<Database> {
+async function openPostgres(
+  url: string,
+  poolSize: number,
+  statementTimeoutSeconds: number,
+  timer: QueryTimer,
+): Promise<Database> {
   // Loaded only for a PostgreSQL board: a SQLite node never pays for the driver's memory.
   const { default: pg } = await import('pg');
   // int8 (counts, byte sizes) arrives as a string by default; board numbers stay far below 2^53.
@@ -150,7 +217,11 @@ async function openPostgres(url: string, poolSize: number, statementTimeoutSecon
     ].join(' '),
   });
   pool.on('connect', namePreparedStatements);
-  const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }), plugins: [new CamelCasePlugin()] });
+  const db = new Kysely<Tables>({
+    dialect: new PostgresDialect({ pool }),
+    plugins: [new CamelCasePlugin()],
+    ...timer.kyselyOptions,
+  });
   try {
     if (schema) await createSchemaIfMissing(db, schema);
     else await sql`select 1`.execute(db);
@@ -159,7 +230,7 @@ async function openPostgres(url: string, poolSize: number, statementTimeoutSecon
     throw error;
   }
   const poolState = () => ({ open: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
-  return { db, dialect: 'postgres', schema, poolState, close: () => db.destroy() };
+  return { db, dialect: 'postgres', schema, poolState, onQuery: timer.onQuery, close: () => db.destroy() };
 }
 
 /**

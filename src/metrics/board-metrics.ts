@@ -33,15 +33,18 @@ export interface CountedRoutes {
 /** Seconds: from a cached page (~1 ms) to a slow upload. */
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
+/** Seconds: a cached SQLite statement (~20 µs) to a statement timeout (30 s). */
+const QUERY_LATENCY_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5, 30];
+
 /**
  * The board's metrics in a registry of its own (not prom-client's global one, so several boards
  * in one process — tests — never share series): requests by route, method and status with their
  * latency, logins refused and throttled, uploads and their bytes, live sessions, the database
- * pool, and Node's process metrics. Gauges are read when scraped, so they cost nothing between
- * scrapes.
+ * pool and query latency, and Node's process metrics. Gauges are read when scraped, so they
+ * cost nothing between scrapes.
  */
 export function createBoardMetrics(deps: {
-  database: Pick<Database, 'poolState'>;
+  database: Pick<Database, 'poolState' | 'onQuery'>;
   system: Pick<SystemService, 'getInfo'>;
   routes: CountedRoutes;
 }): BoardMetrics {
@@ -106,6 +109,16 @@ export function createBoardMetrics(deps: {
   poolGauge('baud_db_pool_connections', 'Open PostgreSQL connections of this node.', (state) => state.open);
   poolGauge('baud_db_pool_idle_connections', 'Idle PostgreSQL connections of this node.', (state) => state.idle);
   poolGauge('baud_db_pool_waiting_queries', 'Queries waiting for a PostgreSQL connection.', (state) => state.waiting);
+  const queryLatency = new Histogram({
+    name: 'baud_db_query_duration_seconds',
+    help: 'Time the database took to answer a query (on a connection already held), by statement and outcome.',
+    labelNames: ['operation', 'outcome'] as const,
+    buckets: QUERY_LATENCY_BUCKETS,
+    registers: [registry],
+  });
+  deps.database.onQuery(({ operation, seconds, failed }) =>
+    queryLatency.observe({ operation, outcome: failed ? 'error' : 'ok' }, seconds),
+  );
 
   return {
     registry,

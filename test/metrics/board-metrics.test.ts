@@ -38,6 +38,8 @@ describeEachDialect('metrics', (dialect) => {
           areas: { uploads: { name: 'Uploads', storageTags: ['main'], acs: { write: 'GM[users]' } } },
         },
         contentServers: { web: { restApi: { loginThrottle: { maxFailures: 2, windowSeconds: 600 } } } },
+        // Opens the database with query timing; the listener itself is started below.
+        metrics: { enabled: true },
       },
     });
     metrics = createBoardMetrics({
@@ -127,6 +129,23 @@ describeEachDialect('metrics', (dialect) => {
     const open = sample(text, 'baud_db_pool_connections');
     if (dialect === 'postgres') expect(open).toBeGreaterThanOrEqual(1);
     else expect(open ?? 0).toBe(0);
+  });
+
+  it('times database queries by statement and outcome', async () => {
+    const count = (text: string, operation: string, outcome: string) =>
+      sample(text, `baud_db_query_duration_seconds_count{operation="${operation}",outcome="${outcome}"}`) ?? 0;
+    const before = await scrape();
+    await board.board.db.selectFrom('users').select('id').execute();
+    await expect(
+      board.board.db
+        .selectFrom('no_such_table' as 'users')
+        .selectAll()
+        .execute(),
+    ).rejects.toThrow();
+    const text = await scrape();
+    expect(count(text, 'select', 'ok')).toBeGreaterThan(count(before, 'select', 'ok'));
+    expect(count(text, 'select', 'error')).toBe(count(before, 'select', 'error') + 1);
+    expect(text).toContain('# TYPE baud_db_query_duration_seconds histogram');
   });
 
   it('is never served on the public port, and answers only GET /metrics on its own', async () => {
