@@ -36,8 +36,8 @@ export async function openBoard(config: Config, options: { clock?: Clock; migrat
     timeQueries: config.metrics.enabled,
   });
   try {
-    if (options.migrate ?? true) await migrateToLatest(database);
-    return await assembleBoard(config, database, clock, areas);
+    const appliedMigrations = (options.migrate ?? true) ? await migrateToLatest(database) : [];
+    return { ...(await assembleBoard(config, database, clock, areas)), appliedMigrations };
   } catch (error) {
     await database.close();
     throw error;

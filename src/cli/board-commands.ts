@@ -6,7 +6,7 @@ import { openBoard } from '../board.js';
 import { configFromObject, resolveConfigPath } from '../config/load-config.js';
 import { migrateToLatest, openDatabase } from '../db/database.js';
 import { type InitResult, initBoard } from '../setup/init-board.js';
-import { serveBoard, stopOnSignals } from '../setup/serve-board.js';
+import { type RunningBoard, serveBoard, stopOnSignals } from '../setup/serve-board.js';
 import { type CommonOptions, loadCliConfig, printResult, withCommonOptions } from './cli-context.js';
 
 function credentialLines(result: InitResult): string[] {
@@ -17,6 +17,12 @@ function credentialLines(result: InitResult): string[] {
       (credential) => `  ${credential.role.padEnd(5)}  ${credential.username}  ${credential.password}`,
     ),
   ];
+}
+
+/** `postgres, applied 3 migrations` or `sqlite, up to date`: what the node found and did. */
+function describeDatabase(running: RunningBoard): string {
+  const applied = running.appliedMigrations.length;
+  return `${running.dialect}, ${applied === 0 ? 'up to date' : `applied ${applied} migration${applied === 1 ? '' : 's'}`}`;
 }
 
 /** `baud serve`, `baud init`, `baud db migrate`, `baud openapi`: running and setting up a board. */
@@ -42,6 +48,7 @@ export function registerBoardCommands(program: Command): void {
       `baud is serving "${config.general.boardName}"`,
       `  API:  ${running.url}`,
       `  Docs: ${running.url}/docs`,
+      `  Database: ${describeDatabase(running)}`,
       ...(running.metricsUrl ? [`  Metrics: ${running.metricsUrl}`] : []),
       ...(created ? ['', ...credentialLines(created)] : []),
     ];
@@ -51,6 +58,7 @@ export function registerBoardCommands(program: Command): void {
         url: running.url,
         docsUrl: `${running.url}/docs`,
         metricsUrl: running.metricsUrl,
+        appliedMigrations: running.appliedMigrations,
         credentials: created?.credentials ?? [],
       },
       lines,

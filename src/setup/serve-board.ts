@@ -1,6 +1,7 @@
 import { buildApp, METRICS_COUNTED_ROUTES } from '../app.js';
 import { openBoard } from '../board.js';
 import type { Config } from '../config/load-config.js';
+import type { Dialect } from '../db/database.js';
 import { API_PREFIX } from '../http/api-prefix.js';
 import { createBoardMetrics, listenForMetrics, type MetricsListener } from '../metrics/board-metrics.js';
 
@@ -8,6 +9,13 @@ export interface RunningBoard {
   readonly url: string;
   /** Where Prometheus scrapes this node (`metrics.enabled`), or null. */
   readonly metricsUrl: string | null;
+  /** `sqlite` or `postgres` */
+  readonly dialect: Dialect;
+  /**
+   * The migrations this node applied as it started; empty when another node (or an earlier
+   * start) already had. Nodes starting together apply each one once between them.
+   */
+  readonly appliedMigrations: readonly string[];
   /**
    * Turns not-ready and keeps serving for `shutdownDrainSeconds` (a load balancer moves its
    * traffic away meanwhile), then stops accepting connections, lets in-flight requests finish
@@ -41,6 +49,8 @@ export async function serveBoard(config: Config): Promise<RunningBoard> {
   return {
     url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}${API_PREFIX}`,
     metricsUrl: metricsListener?.url ?? null,
+    dialect: board.database.dialect,
+    appliedMigrations: board.appliedMigrations,
     async stop() {
       try {
         app.startDraining();

@@ -65,6 +65,11 @@ export function describeEachDialect(name: string, body: (dialect: Dialect) => vo
   }
 }
 
+/** `describe` for what only PostgreSQL can do (several processes on one database); skipped like above. */
+export function describeOnPostgres(name: string, body: () => void): void {
+  (postgresReachable ? describe : describe.skip)(`${name} [postgres]`, body);
+}
+
 /** A clock the test moves by hand. */
 export function fakeClock(start = new Date('2026-11-23T12:00:00.000Z')) {
   let now = start.getTime();
