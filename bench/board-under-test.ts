@@ -27,6 +27,10 @@ export interface Account {
 /** A started `baud serve` on a seeded board, with the accounts and key the scenarios use. */
 export interface BoardUnderTest {
   readonly server: RunningServer;
+  /** How to run `baud` on this board: more nodes (`startBaudServer`), more CLI commands. */
+  readonly baud: BaudInstallation;
+  /** `database.url` of the board (`?schema=` on PostgreSQL). */
+  readonly databaseUrl: string;
   /** Reads, posts, uploads and downloads (JWT), and holds the API key. */
   readonly reader: Account;
   /** Only logs in, so its many sessions never end the reader's (maxSessionsPerUser). */
@@ -147,6 +151,8 @@ export async function startBoardUnderTest(options: {
 
   return {
     server,
+    baud,
+    databaseUrl,
     reader,
     loginUser,
     apiKey,

@@ -48,6 +48,8 @@ export type DriverReply =
   | { readonly type: 'error'; readonly message: string };
 
 export interface LoadDriver {
+  /** The autocannon process (its CPU counts against the machine the server shares). */
+  readonly pid: number;
   /** Runs `job`; `onTick` hears about every second of it (for the progress line). */
   run(job: LoadJob, onTick?: (tick: Extract<DriverReply, { type: 'tick' }>) => void): Promise<LoadFigures>;
   stop(): Promise<void>;
@@ -61,6 +63,7 @@ export async function startLoadDriver(cleanup: Cleanup): Promise<LoadDriver> {
   const { child, stop } = forkBenchProcess('load-driver.process.ts', cleanup);
   await nextMessage(child, (message) => (isReply(message) && message.type === 'ready' ? true : undefined));
   return {
+    pid: child.pid ?? 0,
     async run(job, onTick) {
       const onMessage = (message: unknown) => {
         if (isReply(message) && message.type === 'tick') onTick?.(message);

@@ -28,8 +28,8 @@ async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T
 /** Fails at once, with the server's own message, when PostgreSQL cannot be reached. */
 export async function assertPostgresReachable(url: string): Promise<string> {
   return withClient(url, async (client) => {
-    const { rows } = await client.query<{ version: string }>('show server_version');
-    return rows[0]?.version ?? 'unknown';
+    const { rows } = await client.query<{ server_version: string }>('show server_version');
+    return rows[0]?.server_version ?? 'unknown';
   });
 }
 

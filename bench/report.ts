@@ -205,7 +205,7 @@ export function writeResultsJson(directory: string, run: BenchRun, report: Targe
  * Replaces what lies between the bench markers of `docFile` with `generated`, keeping every
  * hand-written line outside them. A document without the markers gets them appended.
  */
-export function updatePerformanceDoc(docFile: string, generated: string): void {
+export function updateGeneratedSection(docFile: string, generated: string): void {
   const text = readFileSync(docFile, 'utf8');
   const start = text.indexOf(DOC_START);
   const end = text.indexOf(DOC_END);

@@ -29,7 +29,7 @@ import { writeMessageFixture } from './message-fixture.js';
 import { assertPostgresReachable } from './postgres-schema.js';
 import { MiB } from './process-memory.js';
 import { createProgress } from './progress.js';
-import { renderMarkdown, renderText, updatePerformanceDoc, writeResultsJson } from './report.js';
+import { renderMarkdown, renderText, updateGeneratedSection, writeResultsJson } from './report.js';
 import { buildServer } from './server-build.js';
 import { evaluateTargets, missedTargets } from './targets.js';
 import { writeTransferFile } from './transfers.js';
@@ -131,7 +131,7 @@ async function main(): Promise<number> {
   console.log(renderText(run, report));
   progress.log(`\nresults: ${path.relative(REPO, resultsFile)}`);
   if (options.writeDocs) {
-    updatePerformanceDoc(PERFORMANCE_DOC, renderMarkdown(run, report, path.relative(REPO, resultsFile)));
+    updateGeneratedSection(PERFORMANCE_DOC, renderMarkdown(run, report, path.relative(REPO, resultsFile)));
     progress.log(`updated ${path.relative(REPO, PERFORMANCE_DOC)}`);
   }
 
