@@ -17,6 +17,7 @@ export interface Tables {
   calls: CallsTable;
   messageAreas: MessageAreasTable;
   messages: MessagesTable;
+  messagePointers: MessagePointersTable;
   fileAreas: FileAreasTable;
   files: FilesTable;
 }
@@ -139,6 +140,14 @@ export interface MessagesTable {
   /** FTN metadata (`network` in the API) as a JSON object; `{}` for local messages. */
   network: ColumnType<string, string | undefined, string>;
   deletedAt: Timestamp | null;
+}
+
+/** A user's last-read message per area (new-scan); no row: nothing read yet. */
+export interface MessagePointersTable {
+  userId: number;
+  areaTag: string;
+  lastReadMessageId: number;
+  updatedAt: Timestamp;
 }
 
 export interface FileAreasTable {

@@ -87,6 +87,8 @@ export async function importMessages(
     // RFC 3339 UTC strings with milliseconds sort as text.
     const newest = pending.map(({ row }) => row.timestamp).sort()[pending.length - 1] ?? '';
     await store.transaction(async (trx) => {
+      // The area's counter row first: its lock orders the writers of the area (see postMessage).
+      await trx.addToAreaCounters(areaTag, pending.length, newest);
       const ids = await trx.insertMessages(pending.map(({ row }) => row));
       const links: Array<readonly [number, number]> = [];
       for (const message of pending) {
@@ -97,7 +99,6 @@ export async function importMessages(
         if (target !== undefined) links.push([id, target]);
       }
       await trx.setReplyLinks(links);
-      await trx.addToAreaCounters(areaTag, pending.length, newest);
     });
     imported += pending.length;
     onProgress(imported);

@@ -1,6 +1,6 @@
 import type { AreaAccess } from '../access/area-access.js';
 import type { BoardAreas, MessageAreaDef, MessageConferenceDef } from '../access/board-areas.js';
-import { type Caller, isSysop } from '../caller.js';
+import { type Caller, isSysop, type UserCaller } from '../caller.js';
 import type { Clock } from '../clock.js';
 import { mapPage, type Page, type PageRequest } from '../db/keyset.js';
 import { createDerivedMemo } from '../derived-memo.js';
@@ -27,6 +27,21 @@ export interface AreaDetail {
   readonly confTag: string;
   readonly messageCount: number;
   readonly lastMessageAt: string | null;
+  /** New-scan, for an authenticated caller only: the last message read (null: none yet). */
+  readonly lastReadMessageId?: number | null;
+  /** New-scan, for an authenticated caller only: live messages after `lastReadMessageId`. */
+  readonly unreadCount?: number;
+}
+
+/** Where a caller stands in one area (new-scan). */
+export interface AreaPointer {
+  readonly areaTag: string;
+  readonly lastReadMessageId: number | null;
+  readonly unreadCount: number;
+}
+
+export interface UnreadArea extends AreaPointer {
+  readonly confTag: string;
 }
 
 export interface ConferenceDetail {
@@ -79,13 +94,24 @@ export interface MessageService {
   /** A conference with the areas the caller may read; unknown → 404, nothing visible → 401 / 403. */
   getConference(caller: Caller, confTag: string, shouldStrip?: boolean): Promise<ConferenceDetail>;
   getArea(caller: Caller, areaTag: string, shouldStrip?: boolean): Promise<AreaDetail>;
-  /** One page of an area's live messages, oldest first (keyset on messageId). */
+  /**
+   * One page of an area's live messages, oldest first (keyset on messageId). `unreadOnly`
+   * starts after the caller's new-scan pointer (listing never moves it).
+   */
   listAreaMessages(
     caller: Caller,
     areaTag: string,
     request: PageRequest,
     shouldStrip?: boolean,
+    unreadOnly?: boolean,
   ): Promise<Page<MessageSummary>>;
+  /**
+   * Moves the caller's pointer in an area (backwards too), clamped to the area's highest
+   * message id. Needs read access; anonymous callers have no pointers (401).
+   */
+  setPointer(caller: Caller, areaTag: string, lastReadMessageId: number): Promise<AreaPointer>;
+  /** Every area the caller may read that has unread messages, in conference then area order. */
+  listUnread(caller: Caller): Promise<UnreadArea[]>;
   getMessage(caller: Caller, uuid: string, shouldStrip?: boolean): Promise<MessageDetail>;
   /**
    * Posts a message as the caller. In one transaction: the reply target is checked (a live
@@ -135,10 +161,40 @@ export function createMessageService(deps: {
 }): MessageService {
   const { store, users, clock, areas, access } = deps;
 
-  async function areaDetails(defs: readonly MessageAreaDef[], shouldStrip: boolean): Promise<AreaDetail[]> {
-    const counters = await store.areaCounters(defs.map((area) => area.areaTag));
-    return defs.map((area) => {
+  /**
+   * The caller's pointer and unread count in each area, in the order given. No pointer: every
+   * live message is unread (the area's counter); else an index-only count of the live
+   * messages after it, so the count is exact and never a scan of the area.
+   */
+  async function pointersIn(
+    user: UserCaller['user'],
+    areaTags: readonly string[],
+    counters: ReadonlyMap<string, AreaCounters>,
+  ): Promise<AreaPointer[]> {
+    const pointers = await store.pointersOf(user.id, areaTags);
+    return Promise.all(
+      areaTags.map(async (areaTag) => {
+        const lastReadMessageId = pointers.get(areaTag) ?? null;
+        const unreadCount =
+          lastReadMessageId === null
+            ? (counters.get(areaTag) ?? NO_MESSAGES).messageCount
+            : await store.countLiveAfter(areaTag, lastReadMessageId);
+        return { areaTag, lastReadMessageId, unreadCount };
+      }),
+    );
+  }
+
+  async function areaDetails(
+    caller: Caller,
+    defs: readonly MessageAreaDef[],
+    shouldStrip: boolean,
+  ): Promise<AreaDetail[]> {
+    const areaTags = defs.map((area) => area.areaTag);
+    const counters = await store.areaCounters(areaTags);
+    const pointers = caller.kind === 'user' ? await pointersIn(caller.user, areaTags, counters) : null;
+    return defs.map((area, index) => {
       const { messageCount, lastMessageAt } = counters.get(area.areaTag) ?? NO_MESSAGES;
+      const pointer = pointers?.[index];
       return {
         areaTag: area.areaTag,
         name: area.name,
@@ -146,8 +202,14 @@ export function createMessageService(deps: {
         confTag: area.confTag,
         messageCount,
         lastMessageAt,
+        ...(pointer ? { lastReadMessageId: pointer.lastReadMessageId, unreadCount: pointer.unreadCount } : {}),
       };
     });
+  }
+
+  function userOf(caller: Caller, what: string): UserCaller {
+    if (caller.kind !== 'user') throw new UnauthorizedError(`Log in to ${what}: anonymous callers have no pointers.`);
+    return caller;
   }
 
   /** A live message whose area the caller may read; 404 / 401 / 403 otherwise. */
@@ -194,22 +256,48 @@ export function createMessageService(deps: {
         confTag: conference.confTag,
         name: conference.name,
         desc: presentText(conference.desc, shouldStrip),
-        areas: await areaDetails(visible, shouldStrip),
+        areas: await areaDetails(caller, visible, shouldStrip),
       };
     },
 
     async getArea(caller, areaTag, shouldStrip = false) {
       const area = access.readableMessageArea(caller, areaTag);
-      const [detail] = await areaDetails([area], shouldStrip);
+      const [detail] = await areaDetails(caller, [area], shouldStrip);
       // areaDetails answers one detail per area it is given.
       return detail as AreaDetail;
     },
 
-    async listAreaMessages(caller, areaTag, request, shouldStrip = false) {
+    async listAreaMessages(caller, areaTag, request, shouldStrip = false, unreadOnly = false) {
       access.readableMessageArea(caller, areaTag);
-      const page = await store.listAreaMessages(areaTag, request);
+      let pageRequest = request;
+      if (unreadOnly) {
+        const { user } = userOf(caller, 'list unread messages');
+        const pointer = (await store.pointersOf(user.id, [areaTag])).get(areaTag) ?? 0;
+        pageRequest = { ...request, afterKey: Math.max(request.afterKey ?? 0, pointer) };
+      }
+      const page = await store.listAreaMessages(areaTag, pageRequest);
       // The store selects summaries in exactly their shape: unstripped, a page is as it was read.
       return shouldStrip ? presented.strippedPage(page) : page;
+    },
+
+    async setPointer(caller, areaTag, requested) {
+      access.readableMessageArea(caller, areaTag);
+      const { user } = userOf(caller, 'keep a new-scan pointer');
+      const lastReadMessageId = Math.min(requested, await store.highestMessageId(areaTag));
+      await store.setPointer(user.id, areaTag, lastReadMessageId, clock.now().toISOString());
+      return { areaTag, lastReadMessageId, unreadCount: await store.countLiveAfter(areaTag, lastReadMessageId) };
+    },
+
+    async listUnread(caller) {
+      const { user } = userOf(caller, 'list unread messages');
+      const readable = [...areas.conferences.values()].flatMap((conference) =>
+        access.visibleAreasOf(caller, conference),
+      );
+      const areaTags = readable.map((area) => area.areaTag);
+      const pointers = await pointersIn(user, areaTags, await store.areaCounters(areaTags));
+      return pointers.flatMap((pointer, index) =>
+        pointer.unreadCount > 0 ? [{ confTag: readable[index]?.confTag ?? '', ...pointer }] : [],
+      );
     },
 
     async getMessage(caller, uuid, shouldStrip = false) {
@@ -230,6 +318,10 @@ export function createMessageService(deps: {
       const timestamp = now.toISOString();
       const uuid = messageUuid(now.getTime());
       return store.transaction(async (queries, trx) => {
+        // The area's counter row is locked first, before the message gets its id, so the
+        // writers of one area take their ids in the order they commit: a reader who has seen
+        // message n (a cursor, a new-scan pointer) can never later find a new message below n.
+        await queries.addToAreaCounters(areaTag, 1, timestamp);
         if (
           replyToMessageId !== null &&
           (replyToMessageId > MAX_MESSAGE_ID || (await queries.areaOfLiveMessage(replyToMessageId)) !== areaTag)
@@ -254,7 +346,6 @@ export function createMessageService(deps: {
         const ids = await queries.insertMessages([row]);
         const messageId = ids.get(uuid);
         if (messageId === undefined) throw new Error('the new message has no id');
-        await queries.addToAreaCounters(areaTag, 1, timestamp);
         await users.incrementPostCount(trx, user.id);
         return {
           messageId,

@@ -143,7 +143,8 @@ export interface AreaPageParams {
 
 /**
  * One page of an area's live messages: an index range scan however deep the page — of
- * (area_tag, id), or of the primary key when the page's id range is the narrower one
+ * `messages_area_live` (area_tag, id of live messages), or of the primary key when the page's
+ * id range is the narrower one
  * (test/db/query-plans.test.ts checks the plans PostgreSQL picks).
  */
 export function areaPageQuery(db: Db, p: AreaPageParams) {
@@ -179,6 +180,14 @@ function prepareMessageQueries(db: Db) {
     areaOfLiveMessage: prepareQuery(db, (p: { messageId: number }) =>
       db.selectFrom('messages').select('areaTag').where('id', '=', p.messageId).where('deletedAt', 'is', null),
     ),
+    liveCountAfter: prepareQuery(db, (p: { areaTag: string; afterId: number }) =>
+      db
+        .selectFrom('messages')
+        .select((eb) => eb.fn.countAll<number>().as('count'))
+        .where('areaTag', '=', p.areaTag)
+        .where('deletedAt', 'is', null)
+        .where('id', '>', p.afterId),
+    ),
     areaCounters: prepareQuery(db, (p: { areaTag: string }) =>
       db
         .selectFrom('messageAreas')
@@ -193,7 +202,7 @@ type PreparedMessageQueries = ReturnType<typeof prepareMessageQueries>;
 /** `written` is called after every write, so remembered reads go stale (see createMessageStore). */
 function messageQueries(db: Executor, prepared: PreparedMessageQueries, written: () => void) {
   return {
-    /** Live messages of an area after the page's key, oldest first: a range scan of (area_tag, id). */
+    /** Live messages of an area after the page's key, oldest first: a range scan of `messages_area_live`. */
     async listAreaMessages(areaTag: string, request: PageRequest): Promise<Page<MessageSummary>> {
       const afterKey = request.afterKey ?? BEFORE_FIRST_MESSAGE;
       const rows = await prepared.areaPage.all({ areaTag, afterKey, limit: rowsToFetch(request) }, db);
@@ -214,6 +223,42 @@ function messageQueries(db: Executor, prepared: PreparedMessageQueries, written:
     /** The area of a live message, or undefined when there is no such message (or it was deleted). */
     async areaOfLiveMessage(messageId: number): Promise<string | undefined> {
       return (await prepared.areaOfLiveMessage.first({ messageId }, db))?.areaTag;
+    },
+
+    /** The caller's last-read message id per area, for the areas that have a pointer. */
+    async pointersOf(userId: number, areaTags: readonly string[]): Promise<Map<string, number>> {
+      if (areaTags.length === 0) return new Map();
+      const rows = await db
+        .selectFrom('messagePointers')
+        .select(['areaTag', 'lastReadMessageId'])
+        .where('userId', '=', userId)
+        .where('areaTag', 'in', [...areaTags])
+        .execute();
+      return new Map(rows.map((row) => [row.areaTag, row.lastReadMessageId]));
+    },
+
+    /** Live messages of an area after `afterId`: an index-only range count of `messages_area_live`. */
+    async countLiveAfter(areaTag: string, afterId: number): Promise<number> {
+      return Number((await prepared.liveCountAfter.first({ areaTag, afterId }, db))?.count ?? 0);
+    },
+
+    /** The highest id ever given to a message of the area (deleted or not); 0 for an empty area. */
+    async highestMessageId(areaTag: string): Promise<number> {
+      const row = await db
+        .selectFrom('messages')
+        .select((eb) => eb.fn.max('id').as('highest'))
+        .where('areaTag', '=', areaTag)
+        .executeTakeFirst();
+      return Number(row?.highest ?? 0);
+    },
+
+    /** Sets (or moves back) the user's pointer in an area. */
+    async setPointer(userId: number, areaTag: string, lastReadMessageId: number, updatedAt: string): Promise<void> {
+      await db
+        .insertInto('messagePointers')
+        .values({ userId, areaTag, lastReadMessageId, updatedAt })
+        .onConflict((conflict) => conflict.columns(['userId', 'areaTag']).doUpdateSet({ lastReadMessageId, updatedAt }))
+        .execute();
     },
 
     /** Live messages on the whole board, from the per-area counters. */

@@ -163,6 +163,8 @@ describeEachDialect('message visibility', (dialect) => {
             confTag: 'main',
             messageCount: 1,
             lastMessageAt: '2020-01-01T00:00:00.000Z',
+            lastReadMessageId: null,
+            unreadCount: 1,
           },
           {
             areaTag: 'members',
@@ -171,8 +173,19 @@ describeEachDialect('message visibility', (dialect) => {
             confTag: 'main',
             messageCount: 1,
             lastMessageAt: '2020-01-01T00:00:00.000Z',
+            lastReadMessageId: null,
+            unreadCount: 1,
           },
-          { areaTag: 'readonly', name: 'Read only', desc: '', confTag: 'main', messageCount: 0, lastMessageAt: null },
+          {
+            areaTag: 'readonly',
+            name: 'Read only',
+            desc: '',
+            confTag: 'main',
+            messageCount: 0,
+            lastMessageAt: null,
+            lastReadMessageId: null,
+            unreadCount: 0,
+          },
         ],
       });
     });

@@ -2,6 +2,7 @@ import type { Migration } from 'kysely';
 import type { Dialect } from '../database.js';
 import { initialMigration } from './0001-initial.js';
 import { loginAttemptsMigration } from './0002-login-attempts.js';
+import { newScanMigration } from './0003-new-scan.js';
 
 /**
  * Every migration, in order. Names are zero-padded so they sort; never rename or edit a
@@ -11,5 +12,6 @@ export function boardMigrations(dialect: Dialect): Record<string, Migration> {
   return {
     '0001-initial': initialMigration(dialect),
     '0002-login-attempts': loginAttemptsMigration,
+    '0003-new-scan': newScanMigration,
   };
 }

@@ -35,9 +35,43 @@ const MessageArea = Type.Object(
     confTag: Type.String(),
     messageCount: Type.Integer(),
     lastMessageAt: Type.Union([Timestamp, Type.Null()]),
+    lastReadMessageId: Type.Optional(
+      Type.Union([Type.Integer(), Type.Null()], {
+        description: 'New-scan, authenticated callers only: the last message read here (null: none yet).',
+      }),
+    ),
+    unreadCount: Type.Optional(
+      Type.Integer({ description: 'New-scan, authenticated callers only: live messages after lastReadMessageId.' }),
+    ),
   },
   { $id: 'MessageArea' },
 );
+
+const pointerFields = {
+  areaTag: Type.String(),
+  lastReadMessageId: Type.Union([Type.Integer(), Type.Null()], { description: 'null: nothing read yet.' }),
+  unreadCount: Type.Integer({ description: 'Live messages after lastReadMessageId, exact.' }),
+};
+
+const AreaPointer = Type.Object(pointerFields, { $id: 'MessageAreaPointer' });
+
+const UnreadArea = Type.Object({ confTag: Type.String(), ...pointerFields }, { $id: 'UnreadMessageArea' });
+
+const PointerBody = Type.Object({
+  lastReadMessageId: Type.Integer({
+    minimum: 0,
+    description: 'The last message read; may move backwards; above the area’s highest id it is clamped to it.',
+  }),
+});
+
+const AreaMessagesQuery = Type.Object({
+  ...ListQuery.properties,
+  unread: Type.Optional(
+    Type.Union([Type.Literal('true'), Type.Literal('false'), Type.Literal('1'), Type.Literal('0')], {
+      description: 'Only the messages after your new-scan pointer (authenticated callers; default false).',
+    }),
+  ),
+});
 
 const ConferenceDetail = Type.Object(
   {
@@ -165,17 +199,50 @@ export function registerMessageRoutes(fastify: FastifyInstance, board: Board): v
         summary: "List an area's messages",
         description: 'Oldest first, keyset-paginated: follow `meta.nextCursor` (or the `Link: rel="next"` header).',
         params: AreaTagParams,
-        querystring: ListQuery,
+        querystring: AreaMessagesQuery,
         response: { 200: ListEnvelope(MessageSummarySchema), ...ProblemResponses(401, 403, 404) },
       },
     },
     async (request, reply) => {
       const { areaTag } = request.params;
+      const unreadOnly = request.query.unread === 'true' || request.query.unread === '1';
       const paging = { list: areaMessageListId(areaTag), cursors: board.cursors };
       return sendAreaPage(request, reply, paging, (page, shouldStrip) =>
-        messages.listAreaMessages(request.caller, areaTag, page, shouldStrip),
+        messages.listAreaMessages(request.caller, areaTag, page, shouldStrip, unreadOnly),
       );
     },
+  );
+
+  app.put(
+    '/messages/areas/:areaTag/pointer',
+    {
+      config: { access: 'authenticated' },
+      schema: {
+        tags: TAGS,
+        summary: 'Set your new-scan pointer in an area',
+        description:
+          'Marks every message up to `lastReadMessageId` as read (the client moves the pointer; reading does not). ' +
+          'Needs read access to the area, and the write scope for API keys.',
+        params: AreaTagParams,
+        body: PointerBody,
+        response: { 200: AreaPointer, ...ProblemResponses(401, 403, 404) },
+      },
+    },
+    (request) => messages.setPointer(request.caller, request.params.areaTag, request.body.lastReadMessageId),
+  );
+
+  app.get(
+    '/messages/unread',
+    {
+      config: { access: 'authenticated' },
+      schema: {
+        tags: TAGS,
+        summary: 'List areas with unread messages',
+        description: 'Every area you may read with `unreadCount > 0`, in conference then area order.',
+        response: { 200: ListEnvelope(UnreadArea), ...ProblemResponses(401) },
+      },
+    },
+    async (request) => wholeListReply(await messages.listUnread(request.caller)),
   );
 
   app.post(
