@@ -259,7 +259,7 @@ const MIGRATION_ATTEMPTS = 5;
  * - SQLite: Kysely takes no migration lock there (it assumes one connection), so two processes
  *   starting on a new board file (`baud serve` and a CLI command, say) both see a migration as
  *   pending; the second to get the write lock finds its table already made
- *   ("table … already exists", its transaction rolled back). Tried again, it sees the
+ *   ("table … already exists", "duplicate column name: …"; its transaction rolled back). Tried again, it sees the
  *   migration applied and skips it.
  * - PostgreSQL: the migrator first looks for its tables by introspecting every schema of the
  *   database; when another board sharing the database drops its schema during that read,
@@ -274,7 +274,7 @@ export function lostMigrationRace(error: unknown, database: Pick<Database, 'dial
     message?: unknown;
   };
   if (typeof message !== 'string') return false;
-  if (database.dialect === 'sqlite') return /already exists/.test(message);
+  if (database.dialect === 'sqlite') return /already exists|duplicate column name/.test(message);
   return code === '3F000' && !(database.schema !== null && message.includes(`"${database.schema}"`));
 }
 

@@ -140,6 +140,10 @@ export interface MessagesTable {
   /** FTN metadata (`network` in the API) as a JSON object; `{}` for local messages. */
   network: ColumnType<string, string | undefined, string>;
   deletedAt: Timestamp | null;
+  /** The first message of the thread (its own id for a root); see src/messages/message-thread.ts. */
+  threadRootId: number;
+  /** The message's place in its thread: depth-first order as text order. */
+  threadPath: string;
 }
 
 /** A user's last-read message per area (new-scan); no row: nothing read yet. */

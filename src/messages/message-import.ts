@@ -3,6 +3,7 @@ import { BadRequestError, NotFoundError } from '../errors.js';
 import { checkNetwork } from './message-network.js';
 import { checkBody, checkSubject, checkUserName, DEFAULT_TO_USER_NAME } from './message-rules.js';
 import type { MessageStore, NewMessageRow } from './message-store.js';
+import { type ThreadPlace, threadPlaceOf } from './message-thread.js';
 import { messageUuid } from './message-uuid.js';
 
 /** Rows committed per transaction; measured in bench/message-import.bench.ts. */
@@ -31,7 +32,8 @@ const KNOWN_MEMBERS: ReadonlySet<string> = new Set(['from', 'to', 'subject', 'bo
 
 interface PendingMessage {
   readonly lineNumber: number;
-  readonly row: NewMessageRow;
+  /** The row but for what the batch's commit gives it: its id and thread place. */
+  readonly row: Omit<NewMessageRow, 'id' | 'threadRootId' | 'threadPath'>;
   /** Line number of the message this one replies to, when that line is in the same batch. */
   readonly replyToLine: number | null;
 }
@@ -89,16 +91,29 @@ export async function importMessages(
     await store.transaction(async (trx) => {
       // The area's counter row first: its lock orders the writers of the area (see postMessage).
       await trx.addToAreaCounters(areaTag, pending.length, newest);
-      const ids = await trx.insertMessages(pending.map(({ row }) => row));
-      const links: Array<readonly [number, number]> = [];
-      for (const message of pending) {
-        const id = ids.get(message.row.uuid);
-        if (id === undefined) throw new Error(`line ${message.lineNumber} has no messageId after insert`);
+      const ids = await trx.reserveMessageIds(pending.length);
+      // Replies to earlier batches hang under messages already stored; replies inside the batch under rows of it.
+      const earlierParents = await trx.threadPlacesOf(
+        pending.flatMap(({ row }) => (row.replyToMessageId == null ? [] : [row.replyToMessageId])),
+      );
+      const placeByLine = new Map<number, ThreadPlace>();
+      const rows = pending.map((message, index) => {
+        const id = ids[index] as number;
         idsByLine[message.lineNumber] = id;
-        const target = message.replyToLine === null ? undefined : idsByLine[message.replyToLine];
-        if (target !== undefined) links.push([id, target]);
-      }
-      await trx.setReplyLinks(links);
+        const earlierParentId = message.row.replyToMessageId ?? null;
+        const replyToMessageId =
+          message.replyToLine === null ? earlierParentId : (idsByLine[message.replyToLine] ?? null);
+        const parent =
+          message.replyToLine === null
+            ? earlierParentId === null
+              ? undefined
+              : earlierParents.get(earlierParentId)
+            : placeByLine.get(message.replyToLine);
+        const place = threadPlaceOf(id, parent ?? null);
+        placeByLine.set(message.lineNumber, place);
+        return { ...message.row, id, replyToMessageId, ...place };
+      });
+      await trx.insertMessages(rows);
     });
     imported += pending.length;
     onProgress(imported);

@@ -9,7 +9,8 @@ import { presentText } from '../text/strip-ansi.js';
 import type { UserStore } from '../users/user-store.js';
 import { type MessageNetwork, parseStoredNetwork } from './message-network.js';
 import { checkBody, checkSubject, checkUserName, DEFAULT_TO_USER_NAME, MAX_MESSAGE_ID } from './message-rules.js';
-import type { AreaCounters, MessageDetailRow, MessageStore, MessageSummary } from './message-store.js';
+import type { AreaCounters, MessageDetailRow, MessageStore, MessageSummary, ThreadMessage } from './message-store.js';
+import { threadPlaceOf } from './message-thread.js';
 import { messageUuid } from './message-uuid.js';
 
 export interface ConferenceSummary {
@@ -51,12 +52,13 @@ export interface ConferenceDetail {
   readonly areas: AreaDetail[];
 }
 
-export type { MessageSummary };
+export type { MessageSummary, ThreadMessage };
 
 export interface MessageDetail extends MessageSummary {
   readonly body: string;
   readonly network: MessageNetwork;
   readonly replyCount: number;
+  readonly threadRootId: number;
 }
 
 export interface NewPost {
@@ -67,6 +69,11 @@ export interface NewPost {
 }
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** The cursor list id of the thread of message `uuid`: a cursor of another thread's pages is refused. */
+export function threadListId(uuid: string): string {
+  return `thread:${uuid.toLowerCase()}`;
+}
 
 /** The cursor list id of an area's message list: a cursor from another area's list is refused. */
 export function areaMessageListId(areaTag: string): string {
@@ -113,6 +120,8 @@ export interface MessageService {
   /** Every area the caller may read that has unread messages, in conference then area order. */
   listUnread(caller: Caller): Promise<UnreadArea[]>;
   getMessage(caller: Caller, uuid: string, shouldStrip?: boolean): Promise<MessageDetail>;
+  /** A page of the whole thread that holds message `uuid`, depth-first; 404 / 401 / 403 as for the message. */
+  getThread(caller: Caller, uuid: string, request: PageRequest, shouldStrip?: boolean): Promise<Page<ThreadMessage>>;
   /**
    * Posts a message as the caller. In one transaction: the reply target is checked (a live
    * message in the same area), the poster's autoSignature appended after a blank line, the
@@ -300,6 +309,12 @@ export function createMessageService(deps: {
       );
     },
 
+    async getThread(caller, uuid, request, shouldStrip = false) {
+      const { threadRootId } = await readableMessage(caller, uuid);
+      const page = await store.threadPage(threadRootId, request);
+      return shouldStrip ? mapPage(page, (message) => presentSummary(message, true)) : page;
+    },
+
     async getMessage(caller, uuid, shouldStrip = false) {
       const row = await readableMessage(caller, uuid);
       return shouldStrip ? presented.strippedDetail(row) : presented.detail(row);
@@ -322,30 +337,34 @@ export function createMessageService(deps: {
         // writers of one area take their ids in the order they commit: a reader who has seen
         // message n (a cursor, a new-scan pointer) can never later find a new message below n.
         await queries.addToAreaCounters(areaTag, 1, timestamp);
-        if (
-          replyToMessageId !== null &&
-          (replyToMessageId > MAX_MESSAGE_ID || (await queries.areaOfLiveMessage(replyToMessageId)) !== areaTag)
-        ) {
+        const parent =
+          replyToMessageId === null || replyToMessageId > MAX_MESSAGE_ID
+            ? undefined
+            : await queries.liveMessagePlace(replyToMessageId);
+        if (replyToMessageId !== null && parent?.areaTag !== areaTag) {
           throw new BadRequestError(`replyToMessageId ${replyToMessageId} is not a message in "${areaTag}".`, [
             { pointer: '/body/replyToMessageId', message: 'is not a message in this area' },
           ]);
         }
         const signature = (await users.autoSignatureOf(trx, user.id))?.trim();
-        const row = {
-          uuid,
-          areaTag,
-          replyToMessageId,
-          fromUserId: user.id,
-          fromUserName: user.username,
-          toUserName,
-          subject,
-          body: signature ? `${message}\n\n${signature}` : message,
-          timestamp,
-          network: '{}',
-        };
-        const ids = await queries.insertMessages([row]);
-        const messageId = ids.get(uuid);
-        if (messageId === undefined) throw new Error('the new message has no id');
+        const [messageId] = await queries.reserveMessageIds(1);
+        if (messageId === undefined) throw new Error('no message id was reserved');
+        await queries.insertMessages([
+          {
+            id: messageId,
+            ...threadPlaceOf(messageId, parent ?? null),
+            uuid,
+            areaTag,
+            replyToMessageId,
+            fromUserId: user.id,
+            fromUserName: user.username,
+            toUserName,
+            subject,
+            body: signature ? `${message}\n\n${signature}` : message,
+            timestamp,
+            network: '{}',
+          },
+        ]);
         await users.incrementPostCount(trx, user.id);
         return {
           messageId,

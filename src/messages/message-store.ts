@@ -1,12 +1,14 @@
-import { type Insertable, sql, type Transaction } from 'kysely';
+import { type ExpressionBuilder, type Insertable, sql, type Transaction } from 'kysely';
 import type { Clock } from '../clock.js';
-import type { Database, Db, Executor } from '../db/database.js';
+import type { Database, Db, Dialect, Executor } from '../db/database.js';
 import { type Page, type PageRequest, pageFromRows, rowsToFetch } from '../db/keyset.js';
 import { prepareQuery } from '../db/prepared-query.js';
 import type { MessagesTable, Tables } from '../db/schema.js';
 import { createRecentCache, type RecentCache } from '../recent-cache.js';
+import { depthOf, type ThreadPlace } from './message-thread.js';
 
-export type NewMessageRow = Omit<Insertable<MessagesTable>, 'id' | 'deletedAt'>;
+/** A message to insert: its id reserved beforehand (`reserveMessageIds`), its thread place computed from it. */
+export type NewMessageRow = Omit<Insertable<MessagesTable>, 'id' | 'deletedAt'> & { readonly id: number };
 
 /** A message as lists show it; the columns are selected in exactly this shape (`id` as `messageId`). */
 export interface MessageSummary {
@@ -22,9 +24,18 @@ export interface MessageSummary {
 
 export interface MessageDetailRow extends MessageSummary {
   readonly fromUserId: number | null;
+  /** The first message of the thread; its own id for a root. */
+  readonly threadRootId: number;
   readonly body: string;
   readonly network: string;
   /** Live messages that reply to this one. */
+  readonly replyCount: number;
+}
+
+/** A message as a thread lists it: its summary, how deep it sits and how many live replies it has. */
+export interface ThreadMessage extends MessageSummary {
+  /** 0 for the thread's root. */
+  readonly depth: number;
   readonly replyCount: number;
 }
 
@@ -74,7 +85,7 @@ export function createMessageStore(database: Pick<Database, 'db' | 'dialect'>, c
   const written = () => {
     version += 1;
   };
-  const queries = messageQueries(db, prepared, written);
+  const queries = messageQueries(db, dialect, prepared, written);
   const limits = { maxEntries: MESSAGE_READ_CACHE_SIZE, maxAgeMs: MESSAGE_READ_CACHE_MAX_AGE_MS };
   const pages = createRecentCache<Page<MessageSummary>>(limits);
   const messages = createRecentCache<MessageDetailRow>(limits);
@@ -120,7 +131,7 @@ export function createMessageStore(database: Pick<Database, 'db' | 'dialect'>, c
      */
     async transaction<T>(work: (queries: MessageQueries, trx: Transaction<Tables>) => Promise<T>): Promise<T> {
       try {
-        return await db.transaction().execute((trx) => work(messageQueries(trx, prepared, written), trx));
+        return await db.transaction().execute((trx) => work(messageQueries(trx, dialect, prepared, written), trx));
       } finally {
         written();
       }
@@ -158,6 +169,16 @@ export function areaPageQuery(db: Db, p: AreaPageParams) {
     .limit(p.limit);
 }
 
+/** The live replies of message `m`, counted by the reply index: a column of a query over `messages as m`. */
+function liveReplyCount(eb: ExpressionBuilder<Tables & { m: MessagesTable }, 'm'>) {
+  return eb
+    .selectFrom('messages as reply')
+    .select(eb.fn.countAll<number>().as('count'))
+    .whereRef('reply.replyToMessageId', '=', 'm.id')
+    .where('reply.deletedAt', 'is', null)
+    .as('replyCount');
+}
+
 /** The queries of reading and posting, built once (see `prepareQuery`) and run in any executor. */
 function prepareMessageQueries(db: Db) {
   return {
@@ -165,20 +186,23 @@ function prepareMessageQueries(db: Db) {
     liveMessage: prepareQuery(db, (p: { uuid: string }) =>
       db
         .selectFrom('messages as m')
-        .select([...SUMMARY_COLUMNS.map((column) => `m.${column}` as const), 'm.fromUserId', 'm.body', 'm.network'])
-        .select((eb) =>
-          eb
-            .selectFrom('messages as reply')
-            .select(eb.fn.countAll<number>().as('count'))
-            .whereRef('reply.replyToMessageId', '=', 'm.id')
-            .where('reply.deletedAt', 'is', null)
-            .as('replyCount'),
-        )
+        .select([
+          ...SUMMARY_COLUMNS.map((column) => `m.${column}` as const),
+          'm.fromUserId',
+          'm.threadRootId',
+          'm.body',
+          'm.network',
+        ])
+        .select(liveReplyCount)
         .where('m.uuid', '=', p.uuid)
         .where('m.deletedAt', 'is', null),
     ),
-    areaOfLiveMessage: prepareQuery(db, (p: { messageId: number }) =>
-      db.selectFrom('messages').select('areaTag').where('id', '=', p.messageId).where('deletedAt', 'is', null),
+    liveMessagePlace: prepareQuery(db, (p: { messageId: number }) =>
+      db
+        .selectFrom('messages')
+        .select(['areaTag', 'threadRootId', 'threadPath'])
+        .where('id', '=', p.messageId)
+        .where('deletedAt', 'is', null),
     ),
     liveCountAfter: prepareQuery(db, (p: { areaTag: string; afterId: number }) =>
       db
@@ -200,7 +224,7 @@ function prepareMessageQueries(db: Db) {
 type PreparedMessageQueries = ReturnType<typeof prepareMessageQueries>;
 
 /** `written` is called after every write, so remembered reads go stale (see createMessageStore). */
-function messageQueries(db: Executor, prepared: PreparedMessageQueries, written: () => void) {
+function messageQueries(db: Executor, dialect: Dialect, prepared: PreparedMessageQueries, written: () => void) {
   return {
     /** Live messages of an area after the page's key, oldest first: a range scan of `messages_area_live`. */
     async listAreaMessages(areaTag: string, request: PageRequest): Promise<Page<MessageSummary>> {
@@ -214,15 +238,52 @@ function messageQueries(db: Executor, prepared: PreparedMessageQueries, written:
       );
     },
 
+    /**
+     * A page of a thread's live messages in depth-first order (root first, replies oldest
+     * first): a range scan of (thread_root_id, thread_path) after the path of the page's last
+     * message, whose id is the key. Each message's live replies are counted by index.
+     */
+    async threadPage(threadRootId: number, request: PageRequest): Promise<Page<ThreadMessage>> {
+      const afterId = request.afterKey;
+      const rows = await db
+        .selectFrom('messages as m')
+        .select([...SUMMARY_COLUMNS.map((column) => `m.${column}` as const), 'm.threadPath'])
+        .select(liveReplyCount)
+        .where('m.threadRootId', '=', threadRootId)
+        .where('m.deletedAt', 'is', null)
+        .$if(afterId !== null, (query) =>
+          query.where('m.threadPath', '>', (eb) =>
+            eb
+              .selectFrom('messages as last')
+              .select('last.threadPath')
+              .where('last.id', '=', afterId as number)
+              .where('last.threadRootId', '=', threadRootId),
+          ),
+        )
+        .orderBy('m.threadPath')
+        .limit(rowsToFetch(request))
+        .execute();
+      return pageFromRows(
+        rows,
+        request,
+        (row) => row.messageId,
+        ({ threadPath, replyCount, ...summary }) => ({
+          ...summary,
+          depth: depthOf(threadPath),
+          replyCount: Number(replyCount ?? 0),
+        }),
+      );
+    },
+
     /** A live message with its live replies counted, in one query. */
     async findLiveMessage(uuid: string): Promise<MessageDetailRow | undefined> {
       const row = await prepared.liveMessage.first({ uuid }, db);
       return row && { ...row, replyCount: Number(row.replyCount ?? 0) };
     },
 
-    /** The area of a live message, or undefined when there is no such message (or it was deleted). */
-    async areaOfLiveMessage(messageId: number): Promise<string | undefined> {
-      return (await prepared.areaOfLiveMessage.first({ messageId }, db))?.areaTag;
+    /** The area and thread place of a live message, or undefined when there is none (or it was deleted). */
+    async liveMessagePlace(messageId: number): Promise<(ThreadPlace & { areaTag: string }) | undefined> {
+      return prepared.liveMessagePlace.first({ messageId }, db);
     },
 
     /** The caller's last-read message id per area, for the areas that have a pointer. */
@@ -286,27 +347,46 @@ function messageQueries(db: Executor, prepared: PreparedMessageQueries, written:
       );
     },
 
-    /** Multi-row inserts; returns each new row's messageId with its uuid (row order is not relied on). */
-    async insertMessages(rows: readonly NewMessageRow[]): Promise<Map<string, number>> {
-      const ids = new Map<string, number>();
-      for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) {
-        const inserted = await db
-          .insertInto('messages')
-          .values(rows.slice(start, start + ROWS_PER_INSERT))
-          .returning(['id', 'uuid'])
-          .execute();
-        for (const row of inserted) ids.set(row.uuid, row.id);
+    /**
+     * Takes `count` new message ids, ascending. Called inside the transaction that inserts them,
+     * after the area's counter row is locked (see postMessage), so the ids of one area are
+     * taken in the order their transactions commit. Knowing the ids before the insert lets a
+     * message's thread place (which holds its own id) go in with the row.
+     */
+    async reserveMessageIds(count: number): Promise<number[]> {
+      if (count === 0) return [];
+      if (dialect === 'postgres') {
+        const { rows } = await sql<{ id: number }>`
+          SELECT nextval(pg_get_serial_sequence('messages', 'id'))::integer AS id
+            FROM generate_series(1, ${count})`.execute(db);
+        return rows.map((row) => Number(row.id)).sort((a, b) => a - b);
       }
-      written();
-      return ids;
+      // SQLite: AUTOINCREMENT's counter; this transaction holds the write lock since it locked the area's counters.
+      const { rows } = await sql<{ seq: number }>`SELECT seq FROM sqlite_sequence WHERE name = 'messages'`.execute(db);
+      const last = Number(rows[0]?.seq ?? 0);
+      return Array.from({ length: count }, (_, index) => last + index + 1);
     },
 
-    /** Points messages at the messages they reply to (import: targets inserted in the same statement). */
-    async setReplyLinks(links: ReadonlyArray<readonly [messageId: number, replyToMessageId: number]>): Promise<void> {
-      for (const [messageId, replyToMessageId] of links) {
-        await db.updateTable('messages').set({ replyToMessageId }).where('id', '=', messageId).execute();
+    /** Multi-row inserts of rows whose ids were reserved. */
+    async insertMessages(rows: readonly NewMessageRow[]): Promise<void> {
+      for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) {
+        await db
+          .insertInto('messages')
+          .values(rows.slice(start, start + ROWS_PER_INSERT))
+          .execute();
       }
       written();
+    },
+
+    /** The thread places of the given messages (deleted ones included: their replies still hang there). */
+    async threadPlacesOf(messageIds: readonly number[]): Promise<Map<number, ThreadPlace>> {
+      if (messageIds.length === 0) return new Map();
+      const rows = await db
+        .selectFrom('messages')
+        .select(['id', 'threadRootId', 'threadPath'])
+        .where('id', 'in', [...messageIds])
+        .execute();
+      return new Map(rows.map((row) => [row.id, { threadRootId: row.threadRootId, threadPath: row.threadPath }]));
     },
 
     /**

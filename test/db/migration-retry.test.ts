@@ -15,6 +15,7 @@ describe('which migration errors are tried again', () => {
 
   it('retries on SQLite when another process made the table first', () => {
     expect(lostMigrationRace(new Error('table "settings" already exists'), sqlite)).toBe(true);
+    expect(lostMigrationRace(new Error('duplicate column name: thread_root_id'), sqlite)).toBe(true);
   });
 
   it('does not retry when our own schema is gone, or on any other error', () => {

@@ -31,7 +31,11 @@ const SPEC_ENDPOINTS = [
 ] as const;
 
 /** Every method + path of beyond-v1.md built so far, in OpenAPI path syntax. */
-const BEYOND_V1_ENDPOINTS = ['PUT /messages/areas/{areaTag}/pointer', 'GET /messages/unread'] as const;
+const BEYOND_V1_ENDPOINTS = [
+  'PUT /messages/areas/{areaTag}/pointer',
+  'GET /messages/unread',
+  'GET /messages/{uuid}/thread',
+] as const;
 
 const PREFIX = '/_baud/api/v1';
 

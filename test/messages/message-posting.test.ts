@@ -57,7 +57,13 @@ describeEachDialect('posting, reading and deleting messages', (dialect) => {
 
       const detail = await get(`/messages/${summary.uuid}`);
       expect(detail.statusCode).toBe(200);
-      expect(detail.json()).toEqual({ ...summary, body: 'First!', network: {}, replyCount: 0 });
+      expect(detail.json()).toEqual({
+        ...summary,
+        body: 'First!',
+        network: {},
+        replyCount: 0,
+        threadRootId: summary.messageId,
+      });
     });
 
     it('appends the autoSignature after a blank line', async () => {

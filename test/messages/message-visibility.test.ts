@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { threadPlaceOf } from '../../src/messages/message-thread.js';
 import { describeEachDialect } from '../support/test-board.js';
 import { API, createMessageTestBoard, type MessageTestBoard, seedMessages, uuidsOf } from './message-fixture.js';
 
@@ -63,6 +64,8 @@ describeEachDialect('message visibility', (dialect) => {
       await board.board.db
         .insertInto('messages')
         .values({
+          id: 1_000_000 + index,
+          ...threadPlaceOf(1_000_000 + index, null),
           uuid,
           areaTag,
           replyToMessageId: null,

@@ -3,6 +3,7 @@ import type { Dialect } from '../database.js';
 import { initialMigration } from './0001-initial.js';
 import { loginAttemptsMigration } from './0002-login-attempts.js';
 import { newScanMigration } from './0003-new-scan.js';
+import { threadsMigration } from './0004-threads.js';
 
 /**
  * Every migration, in order. Names are zero-padded so they sort; never rename or edit a
@@ -13,5 +14,6 @@ export function boardMigrations(dialect: Dialect): Record<string, Migration> {
     '0001-initial': initialMigration(dialect),
     '0002-login-attempts': loginAttemptsMigration,
     '0003-new-scan': newScanMigration,
+    '0004-threads': threadsMigration(dialect),
   };
 }

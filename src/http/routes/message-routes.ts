@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Board } from '../../board.js';
-import { areaMessageListId } from '../../messages/message-service.js';
+import { areaMessageListId, threadListId } from '../../messages/message-service.js';
 import { API_PREFIX } from '../api-prefix.js';
 import {
   ListEnvelope,
@@ -116,8 +116,18 @@ const MessageDetailSchema = Type.Object(
     body: Type.String(),
     network: Network,
     replyCount: Type.Integer({ description: 'Live replies to this message.' }),
+    threadRootId: Type.Integer({ description: 'The first message of its thread (its own messageId for a root).' }),
   },
   { $id: 'MessageDetail' },
+);
+
+const ThreadMessageSchema = Type.Object(
+  {
+    ...summaryFields,
+    depth: Type.Integer({ minimum: 0, description: '0 for the thread’s root, 1 for a reply to it, …' }),
+    replyCount: Type.Integer({ description: 'Live replies to this message.' }),
+  },
+  { $id: 'ThreadMessage' },
 );
 
 const PostBody = Type.Object({
@@ -143,6 +153,7 @@ export function registerMessageRoutes(fastify: FastifyInstance, board: Board): v
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { messages } = board;
   const sendAreaPage = listPageSender();
+  const sendThreadPage = listPageSender();
   const sendMessage = serializedAnswerSender();
 
   app.get(
@@ -284,6 +295,31 @@ export function registerMessageRoutes(fastify: FastifyInstance, board: Board): v
         reply,
         await messages.getMessage(request.caller, request.params.uuid, shouldStripAnsi(request.query)),
       ),
+  );
+
+  app.get(
+    '/messages/:uuid/thread',
+    {
+      config: READ,
+      schema: {
+        tags: TAGS,
+        summary: 'List the thread of a message',
+        description:
+          'Every live message of the thread that holds this message, depth-first: the root first, replies oldest ' +
+          'first, each with its `depth`. Keyset-paginated like every list. Answers like the message itself when ' +
+          'its area is hidden from you.',
+        params: UuidParams,
+        querystring: ListQuery,
+        response: { 200: ListEnvelope(ThreadMessageSchema), ...ProblemResponses(401, 403, 404) },
+      },
+    },
+    async (request, reply) => {
+      const { uuid } = request.params;
+      const paging = { list: threadListId(uuid), cursors: board.cursors };
+      return sendThreadPage(request, reply, paging, (page, shouldStrip) =>
+        messages.getThread(request.caller, uuid, page, shouldStrip),
+      );
+    },
   );
 
   app.delete(
