@@ -1,3 +1,4 @@
+import picomatch from 'picomatch';
 import type { AreaAccess } from '../access/area-access.js';
 import type { BoardAreas, MessageAreaDef, MessageConferenceDef } from '../access/board-areas.js';
 import { type Caller, isSysop, type UserCaller } from '../caller.js';
@@ -5,7 +6,9 @@ import type { Clock } from '../clock.js';
 import { mapPage, type Page, type PageRequest } from '../db/keyset.js';
 import { createDerivedMemo } from '../derived-memo.js';
 import { BadRequestError, ForbiddenError, NotFoundError, UnauthorizedError } from '../errors.js';
-import { presentText } from '../text/strip-ansi.js';
+import { parseSearchQuery, type SearchQuery, SearchQueryError } from '../search/search-query.js';
+import { searchSnippet } from '../search/snippet.js';
+import { presentText, stripAnsi } from '../text/strip-ansi.js';
 import type { UserStore } from '../users/user-store.js';
 import { type MessageNetwork, parseStoredNetwork } from './message-network.js';
 import { checkBody, checkSubject, checkUserName, DEFAULT_TO_USER_NAME, MAX_MESSAGE_ID } from './message-rules.js';
@@ -61,6 +64,24 @@ export interface MessageDetail extends MessageSummary {
   readonly threadRootId: number;
 }
 
+/** A message a search found: its summary and ≤ 200 characters of its text around the first hit. */
+export interface FoundMessageSummary extends MessageSummary {
+  readonly snippet: string;
+}
+
+/** The filters of `GET /messages/search`. */
+export interface MessageSearchRequest {
+  readonly q: string;
+  readonly confTag?: string | undefined;
+  /** A glob on area tags (`pub_*`). */
+  readonly areaTag?: string | undefined;
+  readonly from?: string | undefined;
+  readonly to?: string | undefined;
+  /** RFC 3339 */
+  readonly since?: string | undefined;
+  readonly until?: string | undefined;
+}
+
 export interface NewPost {
   readonly subject: string;
   readonly message: string;
@@ -69,6 +90,22 @@ export interface NewPost {
 }
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** The query of `q`, or a 400 that says what is wrong with it. */
+function parsedSearchQuery(q: string): SearchQuery {
+  try {
+    return parseSearchQuery(q);
+  } catch (error) {
+    if (!(error instanceof SearchQueryError)) throw error;
+    throw new BadRequestError(error.message, [{ pointer: '/query/q', message: error.message }]);
+  }
+}
+
+/** The cursor list id of a search: a cursor of one search is refused by any other. */
+export function messageSearchListId(search: MessageSearchRequest): string {
+  const { q, confTag, areaTag, from, to, since, until } = search;
+  return `messages-search:${JSON.stringify([q, confTag, areaTag, from, to, since, until])}`;
+}
 
 /** The cursor list id of the thread of message `uuid`: a cursor of another thread's pages is refused. */
 export function threadListId(uuid: string): string {
@@ -119,6 +156,16 @@ export interface MessageService {
   setPointer(caller: Caller, areaTag: string, lastReadMessageId: number): Promise<AreaPointer>;
   /** Every area the caller may read that has unread messages, in conference then area order. */
   listUnread(caller: Caller): Promise<UnreadArea[]>;
+  /**
+   * Live messages that match a search, newest first, in the areas the caller may read (ACS, or
+   * the allowlist for anonymous callers) and the filters name. A bad query is a 400.
+   */
+  searchMessages(
+    caller: Caller,
+    search: MessageSearchRequest,
+    request: PageRequest,
+    shouldStrip?: boolean,
+  ): Promise<Page<FoundMessageSummary>>;
   getMessage(caller: Caller, uuid: string, shouldStrip?: boolean): Promise<MessageDetail>;
   /** A page of the whole thread that holds message `uuid`, depth-first; 404 / 401 / 403 as for the message. */
   getThread(caller: Caller, uuid: string, request: PageRequest, shouldStrip?: boolean): Promise<Page<ThreadMessage>>;
@@ -313,6 +360,36 @@ export function createMessageService(deps: {
       const { threadRootId } = await readableMessage(caller, uuid);
       const page = await store.threadPage(threadRootId, request);
       return shouldStrip ? mapPage(page, (message) => presentSummary(message, true)) : page;
+    },
+
+    async searchMessages(caller, search, request, shouldStrip = false) {
+      const query = parsedSearchQuery(search.q);
+      let readable = [...areas.conferences.values()];
+      if (search.confTag !== undefined) readable = [conferenceOf(search.confTag)];
+      let areaTags = readable.flatMap((conference) =>
+        access.visibleAreasOf(caller, conference).map((area) => area.areaTag),
+      );
+      if (search.areaTag !== undefined) {
+        const matches = picomatch(search.areaTag, { dot: true });
+        areaTags = areaTags.filter((areaTag) => matches(areaTag));
+      }
+      // Nothing the caller may read: no query at all, so nothing about hidden areas can show.
+      if (areaTags.length === 0) return { items: [], nextKey: null };
+      const page = await store.searchMessages(
+        {
+          query,
+          areaTags,
+          from: search.from ?? null,
+          to: search.to ?? null,
+          since: search.since === undefined ? null : new Date(search.since).toISOString(),
+          until: search.until === undefined ? null : new Date(search.until).toISOString(),
+        },
+        request,
+      );
+      return mapPage(page, ({ body, ...summary }) => ({
+        ...presentSummary(summary, shouldStrip),
+        snippet: searchSnippet(stripAnsi(body), query),
+      }));
     },
 
     async getMessage(caller, uuid, shouldStrip = false) {

@@ -5,6 +5,7 @@ import { type Page, type PageRequest, pageFromRows, rowsToFetch } from '../db/ke
 import { prepareQuery } from '../db/prepared-query.js';
 import type { MessagesTable, Tables } from '../db/schema.js';
 import { createRecentCache, type RecentCache } from '../recent-cache.js';
+import { findMessages, indexMessages, type MessageSearch, unindexMessage } from './message-search-index.js';
 import { depthOf, type ThreadPlace } from './message-thread.js';
 
 /** A message to insert: its id reserved beforehand (`reserveMessageIds`), its thread place computed from it. */
@@ -275,6 +276,21 @@ function messageQueries(db: Executor, dialect: Dialect, prepared: PreparedMessag
       );
     },
 
+    /** A newest-first page of the live messages that match a search (see message-search-index.ts). */
+    async searchMessages(search: Omit<MessageSearch, 'beforeId' | 'limit'>, request: PageRequest) {
+      const rows = await findMessages(db, dialect, {
+        ...search,
+        beforeId: request.afterKey,
+        limit: rowsToFetch(request),
+      });
+      return pageFromRows(
+        rows,
+        request,
+        (row) => row.messageId,
+        (row) => row,
+      );
+    },
+
     /** A live message with its live replies counted, in one query. */
     async findLiveMessage(uuid: string): Promise<MessageDetailRow | undefined> {
       const row = await prepared.liveMessage.first({ uuid }, db);
@@ -367,7 +383,7 @@ function messageQueries(db: Executor, dialect: Dialect, prepared: PreparedMessag
       return Array.from({ length: count }, (_, index) => last + index + 1);
     },
 
-    /** Multi-row inserts of rows whose ids were reserved. */
+    /** Multi-row inserts of rows whose ids were reserved, and their words into the search index. */
     async insertMessages(rows: readonly NewMessageRow[]): Promise<void> {
       for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) {
         await db
@@ -375,6 +391,7 @@ function messageQueries(db: Executor, dialect: Dialect, prepared: PreparedMessag
           .values(rows.slice(start, start + ROWS_PER_INSERT))
           .execute();
       }
+      await indexMessages(db, dialect, rows);
       written();
     },
 
@@ -425,8 +442,11 @@ function messageQueries(db: Executor, dialect: Dialect, prepared: PreparedMessag
         .where('id', '=', messageId)
         .where('deletedAt', 'is', null)
         .executeTakeFirst();
+      const wasLive = Number(result.numUpdatedRows) === 1;
+      // A deleted message is never found again: its words leave the index with it.
+      if (wasLive) await unindexMessage(db, dialect, messageId);
       written();
-      return Number(result.numUpdatedRows) === 1;
+      return wasLive;
     },
 
     /**

@@ -35,6 +35,7 @@ const BEYOND_V1_ENDPOINTS = [
   'PUT /messages/areas/{areaTag}/pointer',
   'GET /messages/unread',
   'GET /messages/{uuid}/thread',
+  'GET /messages/search',
 ] as const;
 
 const PREFIX = '/_baud/api/v1';

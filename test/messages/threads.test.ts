@@ -7,7 +7,9 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { lostMigrationRace, openDatabase } from '../../src/db/database.js';
 import { boardMigrations } from '../../src/db/migrations/index.js';
 import { importMessages } from '../../src/messages/message-import.js';
+import { findMessages } from '../../src/messages/message-search-index.js';
 import { MAX_THREAD_DEPTH } from '../../src/messages/message-thread.js';
+import { parseSearchQuery } from '../../src/search/search-query.js';
 import { describeEachDialect, dropSchema, POSTGRES_URL } from '../support/test-board.js';
 import { API, createMessageTestBoard, linesOf, type MessageTestBoard, seedMessages } from './message-fixture.js';
 
@@ -237,7 +239,10 @@ describeEachDialect('threads', (dialect) => {
   });
 });
 
-/** A board made before threads existed gets them when it migrates: the reply links are walked from each root. */
+/**
+ * A board made before threads and search existed gets both when it migrates: the reply links
+ * are walked from each root, and every message is indexed.
+ */
 describeEachDialect('threads migration on an existing board', (dialect) => {
   const dir = mkdtempSync(path.join(tmpdir(), 'baud-threads-'));
   const schema = `baud_threads_${randomBytes(6).toString('hex')}`;
@@ -285,6 +290,18 @@ describeEachDialect('threads migration on an existing board', (dialect) => {
         { id: 4, threadRootId: 1, threadPath: '0000000100000004' },
         { id: 5, threadRootId: 5, threadPath: '00000005' },
       ]);
+      // The search index is built for the messages already there (0005-search).
+      const found = await findMessages(database.db, dialect, {
+        query: parseSearchQuery('m3 OR m5'),
+        areaTags: ['general'],
+        from: null,
+        to: null,
+        since: null,
+        until: null,
+        beforeId: null,
+        limit: 10,
+      });
+      expect(found.map((message) => message.messageId)).toEqual([5, 3]);
     } finally {
       await database.close();
     }

@@ -4,6 +4,7 @@ import { initialMigration } from './0001-initial.js';
 import { loginAttemptsMigration } from './0002-login-attempts.js';
 import { newScanMigration } from './0003-new-scan.js';
 import { threadsMigration } from './0004-threads.js';
+import { searchMigration } from './0005-search.js';
 
 /**
  * Every migration, in order. Names are zero-padded so they sort; never rename or edit a
@@ -15,5 +16,6 @@ export function boardMigrations(dialect: Dialect): Record<string, Migration> {
     '0002-login-attempts': loginAttemptsMigration,
     '0003-new-scan': newScanMigration,
     '0004-threads': threadsMigration(dialect),
+    '0005-search': searchMigration(dialect),
   };
 }

@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Board } from '../../board.js';
-import { areaMessageListId, threadListId } from '../../messages/message-service.js';
+import { areaMessageListId, messageSearchListId, threadListId } from '../../messages/message-service.js';
 import { API_PREFIX } from '../api-prefix.js';
 import {
   ListEnvelope,
@@ -64,6 +64,26 @@ const PointerBody = Type.Object({
   }),
 });
 
+const SearchQueryParams = Type.Object({
+  ...ListQuery.properties,
+  q: Type.String({
+    maxLength: 4096,
+    description:
+      'Words (all must match), "a phrase", prefix*, -excluded, a OR b. Case- and accent-insensitive. ' +
+      'At most 256 characters and 16 terms.',
+    examples: ['modem "high speed" -fax', 'bbs OR board', 'ansi*'],
+  }),
+  confTag: Type.Optional(Type.String({ description: 'Only this conference.' })),
+  areaTag: Type.Optional(
+    Type.String({ maxLength: 256, description: 'Only areas whose tag matches this glob (`pub_*`).' }),
+  ),
+  from: Type.Optional(Type.String({ maxLength: 256, description: 'Author, exact, case-insensitive.' })),
+  to: Type.Optional(Type.String({ maxLength: 256, description: 'Addressee, exact, case-insensitive.' })),
+  since: Type.Optional(Type.String({ format: 'date-time', description: 'Posted at or after (RFC 3339).' })),
+  until: Type.Optional(Type.String({ format: 'date-time', description: 'Posted at or before (RFC 3339).' })),
+  sort: Type.Optional(Type.Literal('newest', { description: 'Newest first (the default and, for now, only order).' })),
+});
+
 const AreaMessagesQuery = Type.Object({
   ...ListQuery.properties,
   unread: Type.Optional(
@@ -93,6 +113,16 @@ const summaryFields = {
   subject: Type.String(),
   timestamp: Timestamp,
 };
+
+const FoundMessageSchema = Type.Object(
+  {
+    ...summaryFields,
+    snippet: Type.String({
+      description: 'At most 200 characters of plain text around the first hit, hits wrapped in « and ».',
+    }),
+  },
+  { $id: 'FoundMessage' },
+);
 
 const MessageSummarySchema = Type.Object(summaryFields, { $id: 'MessageSummary' });
 
@@ -154,6 +184,7 @@ export function registerMessageRoutes(fastify: FastifyInstance, board: Board): v
   const { messages } = board;
   const sendAreaPage = listPageSender();
   const sendThreadPage = listPageSender();
+  const sendSearchPage = listPageSender();
   const sendMessage = serializedAnswerSender();
 
   app.get(
@@ -220,6 +251,30 @@ export function registerMessageRoutes(fastify: FastifyInstance, board: Board): v
       const paging = { list: areaMessageListId(areaTag), cursors: board.cursors };
       return sendAreaPage(request, reply, paging, (page, shouldStrip) =>
         messages.listAreaMessages(request.caller, areaTag, page, shouldStrip, unreadOnly),
+      );
+    },
+  );
+
+  app.get(
+    '/messages/search',
+    {
+      config: READ,
+      schema: {
+        tags: TAGS,
+        summary: 'Search messages',
+        description:
+          'Full-text search of the live messages of every area you may read (anonymous callers: the public ' +
+          'areas), newest first, keyset-paginated. A hidden area is never searched: it shows in no answer, count ' +
+          'or snippet.',
+        querystring: SearchQueryParams,
+        response: { 200: ListEnvelope(FoundMessageSchema), ...ProblemResponses(404) },
+      },
+    },
+    async (request, reply) => {
+      const { query } = request;
+      const paging = { list: messageSearchListId(query), cursors: board.cursors };
+      return sendSearchPage(request, reply, paging, (page, shouldStrip) =>
+        messages.searchMessages(request.caller, query, page, shouldStrip),
       );
     },
   );

@@ -1,0 +1,210 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeEachDialect } from '../support/test-board.js';
+import {
+  API,
+  createMessageTestBoard,
+  ESC,
+  type MessageTestBoard,
+  type SeedLine,
+  seedMessages,
+} from './message-fixture.js';
+
+interface Found {
+  readonly messageId: number;
+  readonly uuid: string;
+  readonly areaTag: string;
+  readonly subject: string;
+  readonly snippet: string;
+}
+
+interface FoundPage {
+  readonly data: Found[];
+  readonly meta: { readonly nextCursor: string | null };
+}
+
+const at = (minute: number) => new Date(Date.UTC(2024, 0, 1, 0, minute)).toISOString();
+
+/** beyond-v1.md "Reading: full-text search", for messages. */
+describeEachDialect('message search', (dialect) => {
+  let board: MessageTestBoard;
+
+  const search = (query: string, headers: Record<string, string> = {}) =>
+    board.app.inject({ method: 'GET', url: `${API}/messages/search?${query}`, headers });
+  const subjects = async (query: string, headers: Record<string, string> = {}) => {
+    const response = await search(query, headers);
+    expect(response.statusCode, response.body).toBe(200);
+    return (response.json() as FoundPage).data.map((found) => found.subject);
+  };
+  const q = (text: string) => `q=${encodeURIComponent(text)}`;
+
+  beforeAll(async () => {
+    board = await createMessageTestBoard(dialect);
+    const general: SeedLine[] = [
+      { subject: 'Zeppelin sighting', body: 'A zeppelin flew over the board today.', timestamp: at(1), from: 'Ann' },
+      { subject: 'Modems', body: 'My high speed modem is a Courier.', timestamp: at(2), from: 'Bob', to: 'Ann' },
+      { subject: 'Fax', body: 'The fax modem screams at night.', timestamp: at(3), from: 'Bob' },
+      { subject: 'Café', body: 'Meet at the CAFÉ, Straße 5.', timestamp: at(4), from: 'Ann' },
+      {
+        subject: 'Art',
+        body: `${ESC}[1;31mRed${ESC}[0m zeppelin art |03with pipes`,
+        timestamp: at(5),
+        from: 'Cid',
+      },
+      { subject: 'BBS list', body: 'Every board and every bbs here.', timestamp: at(6), from: 'Dee' },
+    ];
+    await seedMessages(board, 'general', general);
+    await seedMessages(board, 'members', [{ subject: 'Members zeppelin', body: 'Members only zeppelin talk.' }]);
+    await seedMessages(board, 'secret', [{ subject: 'Secret zeppelin', body: 'The secret zeppelin plans.' }]);
+    await seedMessages(board, 'chatter', [{ subject: 'Chatter', body: 'zeppelins everywhere' }]);
+  });
+  afterAll(() => board.close());
+
+  it('finds what the caller may read, newest first, with a snippet around the first hit', async () => {
+    const anonymous = await search(q('zeppelin'));
+    expect(anonymous.statusCode).toBe(200);
+    const found = (anonymous.json() as FoundPage).data;
+    expect(found.map((message) => [message.areaTag, message.subject])).toEqual([
+      ['general', 'Art'],
+      ['general', 'Zeppelin sighting'],
+    ]);
+    // ANSI and pipe codes are neither words nor shown; hits are marked.
+    expect(found[0]?.snippet).toBe('Red «zeppelin» art with pipes');
+    expect(found[1]?.snippet).toBe('A «zeppelin» flew over the board today.');
+    // A logged-in member also searches the members area; never the secret or blocked ones.
+    expect(await subjects(q('zeppelin'), board.alice.auth)).toEqual(['Members zeppelin', 'Art', 'Zeppelin sighting']);
+  });
+
+  it('never lets a hidden area change an answer: the same bytes with or without its hits', async () => {
+    const before = await search(q('zeppelin'), board.alice.auth);
+    await seedMessages(board, 'secret', [{ subject: 'More secret', body: 'zeppelin zeppelin zeppelin' }]);
+    await board.board.db
+      .insertInto('messages')
+      .values({
+        id: 9_000_000,
+        threadRootId: 9_000_000,
+        threadPath: '00895440',
+        uuid: '00000000-0000-4000-8000-000000000099',
+        areaTag: 'private_mail',
+        replyToMessageId: null,
+        fromUserId: null,
+        fromUserName: 'x',
+        toUserName: 'alice',
+        subject: 'Private zeppelin',
+        body: 'zeppelin',
+        timestamp: at(9),
+        network: '{}',
+      })
+      .execute();
+    const after = await search(q('zeppelin'), board.alice.auth);
+    expect(after.body).toBe(before.body);
+    expect(await subjects(q('secret'), board.sysop.auth)).toEqual([]);
+  });
+
+  it.each([
+    ['a phrase', '"high speed modem"', ['Modems']],
+    ['words anywhere (AND)', 'modem night', ['Fax']],
+    ['a prefix', 'zepp*', ['Art', 'Zeppelin sighting']],
+    ['an exclusion', 'modem -fax', ['Modems']],
+    ['OR', 'courier OR screams', ['Fax', 'Modems']],
+    ['accents and case', 'cafe strasse', ['Café']],
+    ['an unbalanced quote', '"speed modem', ['Modems']],
+    ['punctuation inside a word', 'e-very', []],
+    ['the subject', 'sighting', ['Zeppelin sighting']],
+  ])('answers %s exactly', async (_what, text, expected) => {
+    expect(await subjects(q(text))).toEqual(expected);
+  });
+
+  it.each([
+    ['an empty q', ''],
+    ['blanks only', '   '],
+    ['257 characters', 'a'.repeat(257)],
+    ['17 terms', Array.from({ length: 17 }, (_, index) => `w${index}`).join(' ')],
+    ['punctuation only', '!!! ??? ...'],
+    ['emoji only', '🚀 🛸'],
+    ['only exclusions', '-modem'],
+    ['a one-letter prefix', 'z*'],
+    ['a dangling OR', 'modem OR'],
+  ])('refuses %s with a 400 problem on q', async (_what, text) => {
+    const response = await search(q(text));
+    expect(response.statusCode).toBe(400);
+    expect(response.headers['content-type']).toBe('application/problem+json; charset=utf-8');
+  });
+
+  it('takes 256 characters and 16 terms, and any character at all without a 5xx', async () => {
+    expect((await search(q(`modem ${'a'.repeat(250)}`))).statusCode).toBe(200);
+    expect((await search(q(Array.from({ length: 16 }, (_, index) => `w${index}`).join(' ')))).statusCode).toBe(200);
+    for (const text of ['modem:^()', 'modem\u0000', '"""', 'modem 🚀', "'; DROP TABLE messages; --", 'NEAR(modem)']) {
+      expect((await search(q(text))).statusCode).toBeLessThan(500);
+    }
+    expect(await subjects(q('modem 🚀'))).toEqual(['Fax', 'Modems']);
+  });
+
+  it('filters by area glob, conference, author, addressee and date', async () => {
+    expect(await subjects(`${q('zeppelin*')}&areaTag=chat*`, board.alice.auth)).toEqual(['Chatter']);
+    expect(await subjects(`${q('zeppelin*')}&confTag=other`, board.alice.auth)).toEqual(['Chatter']);
+    expect((await search(`${q('zeppelin')}&confTag=nowhere`)).statusCode).toBe(404);
+    expect(await subjects(`${q('modem')}&from=bob`)).toEqual(['Fax', 'Modems']);
+    expect(await subjects(`${q('modem')}&to=ANN`)).toEqual(['Modems']);
+    expect(await subjects(`${q('modem')}&since=${at(3)}`)).toEqual(['Fax']);
+    expect(await subjects(`${q('modem')}&until=${encodeURIComponent('2024-01-01T00:02:00+00:00')}`)).toEqual([
+      'Modems',
+    ]);
+    expect((await search(`${q('modem')}&since=yesterday`)).statusCode).toBe(400);
+    expect((await search(`${q('modem')}&sort=oldest`)).statusCode).toBe(400);
+  });
+
+  it('pages with cursors that never repeat or skip, while new messages arrive', async () => {
+    await seedMessages(
+      board,
+      'general',
+      Array.from({ length: 7 }, (_, index) => ({ subject: `Page ${index}`, body: 'pageable words' })),
+    );
+    const first = (await search(`${q('pageable')}&limit=3`)).json() as FoundPage;
+    expect(first.data.map((found) => found.subject)).toEqual(['Page 6', 'Page 5', 'Page 4']);
+    // Newer matches appear on a new search, never in the pages of this one.
+    await seedMessages(board, 'general', [{ subject: 'Page late', body: 'pageable too' }]);
+    const seen = [...first.data];
+    let cursor = first.meta.nextCursor;
+    while (cursor !== null) {
+      const page = (await search(`${q('pageable')}&limit=3&cursor=${encodeURIComponent(cursor)}`)).json() as FoundPage;
+      seen.push(...page.data);
+      cursor = page.meta.nextCursor;
+    }
+    expect(seen.map((found) => found.subject)).toEqual([
+      'Page 6',
+      'Page 5',
+      'Page 4',
+      'Page 3',
+      'Page 2',
+      'Page 1',
+      'Page 0',
+    ]);
+    // A cursor belongs to its search.
+    expect(
+      (await search(`${q('zeppelin')}&cursor=${encodeURIComponent(first.meta.nextCursor ?? '')}`)).statusCode,
+    ).toBe(400);
+  });
+
+  it('keeps the index in step with posts and deletions', async () => {
+    const posted = await board.app.inject({
+      method: 'POST',
+      url: `${API}/messages/areas/general/messages`,
+      headers: board.alice.auth,
+      payload: { subject: 'Fresh', message: 'A brand new quokka appears.' },
+    });
+    expect(posted.statusCode).toBe(201);
+    expect(await subjects(q('quokka'))).toEqual(['Fresh']);
+    const deleted = await board.app.inject({
+      method: 'DELETE',
+      url: `${API}/messages/${posted.json().uuid}`,
+      headers: board.alice.auth,
+    });
+    expect(deleted.statusCode).toBe(204);
+    expect(await subjects(q('quokka'))).toEqual([]);
+  });
+
+  it('answers an API key with the read scope', async () => {
+    const key = await board.board.apiKeys.generate('alice', 'searcher', 'read');
+    expect(await subjects(q('members'), { 'x-baud-api-key': key.key })).toEqual(['Members zeppelin']);
+  });
+});
