@@ -31,4 +31,58 @@ export function registerMessageCommands(program: Command): void {
       `imported ${result.imported} messages into ${areaTag}`,
     );
   });
+
+  withCommonOptions(
+    message
+      .command('search <query>')
+      .description(
+        'search every configured message area, whatever its ACS (words, "a phrase", prefix*, -excluded, a OR b); ' +
+          'newest first; put a query that starts with "-" after --',
+      )
+      .option('--area <glob>', 'only areas whose tag matches this glob (pub_*)')
+      .option('--conf <confTag>', 'only this conference')
+      .option('--from <username>', 'only messages from this author')
+      .option('--limit <n>', 'at most this many results (1..100)', '25'),
+  ).action(
+    async (query: string, options: CommonOptions & { area?: string; conf?: string; from?: string; limit: string }) => {
+      const limit = Number(options.limit);
+      if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw new Error('--limit must be 1..100');
+      const page = await withBoard(options, (board) =>
+        board.messages.searchAsOperator(
+          { q: query, areaTag: options.area, confTag: options.conf, from: options.from },
+          { limit, afterKey: null },
+        ),
+      );
+      printResult(
+        options,
+        page.items,
+        page.items.length === 0
+          ? 'no messages found'
+          : page.items.flatMap((found) => [
+              `#${found.messageId} ${found.areaTag} ${found.timestamp} ${found.fromUserName} → ${found.toUserName}: ${found.subject}`,
+              `    ${found.snippet}`,
+            ]),
+      );
+    },
+  );
+
+  withCommonOptions(
+    message.command('reindex').description('rebuild the full-text search index from the live messages'),
+  ).action(async (options: CommonOptions) => {
+    const started = performance.now();
+    const indexed = await withBoard(options, (board) =>
+      board.messages.rebuildSearchIndex((done, total) => {
+        const seconds = (performance.now() - started) / 1000;
+        printProgress(
+          `indexed ${done.toLocaleString('en-US')} / ${total.toLocaleString('en-US')} messages (${Math.round(done / seconds).toLocaleString('en-US')}/s)`,
+        );
+      }),
+    );
+    const seconds = (performance.now() - started) / 1000;
+    printResult(
+      options,
+      { indexed, seconds },
+      `reindexed ${indexed.toLocaleString('en-US')} messages in ${seconds.toFixed(1)} s`,
+    );
+  });
 }

@@ -166,6 +166,10 @@ export interface MessageService {
     request: PageRequest,
     shouldStrip?: boolean,
   ): Promise<Page<FoundMessageSummary>>;
+  /** The same search over every configured area whatever its ACS (the operator's CLI); blocked areas stay out. */
+  searchAsOperator(search: MessageSearchRequest, request: PageRequest): Promise<Page<FoundMessageSummary>>;
+  /** Empties the search index and indexes every live message again, in one transaction. */
+  rebuildSearchIndex(onProgress: (indexed: number, total: number) => void): Promise<number>;
   getMessage(caller: Caller, uuid: string, shouldStrip?: boolean): Promise<MessageDetail>;
   /** A page of the whole thread that holds message `uuid`, depth-first; 404 / 401 / 403 as for the message. */
   getThread(caller: Caller, uuid: string, request: PageRequest, shouldStrip?: boolean): Promise<Page<ThreadMessage>>;
@@ -282,6 +286,41 @@ export function createMessageService(deps: {
     return row;
   }
 
+  /**
+   * A search in the areas `searchable` gives per conference, narrowed by the filters. With no
+   * area left the database is not asked at all, so nothing about other areas can show.
+   */
+  async function searchIn(
+    searchable: (conference: MessageConferenceDef) => readonly MessageAreaDef[],
+    search: MessageSearchRequest,
+    request: PageRequest,
+    shouldStrip: boolean,
+  ): Promise<Page<FoundMessageSummary>> {
+    const query = parsedSearchQuery(search.q);
+    const conferences = search.confTag === undefined ? [...areas.conferences.values()] : [conferenceOf(search.confTag)];
+    let areaTags = conferences.flatMap((conference) => searchable(conference).map((area) => area.areaTag));
+    if (search.areaTag !== undefined) {
+      const matches = picomatch(search.areaTag, { dot: true });
+      areaTags = areaTags.filter((areaTag) => matches(areaTag));
+    }
+    if (areaTags.length === 0) return { items: [], nextKey: null };
+    const page = await store.searchMessages(
+      {
+        query,
+        areaTags,
+        from: search.from ?? null,
+        to: search.to ?? null,
+        since: search.since === undefined ? null : new Date(search.since).toISOString(),
+        until: search.until === undefined ? null : new Date(search.until).toISOString(),
+      },
+      request,
+    );
+    return mapPage(page, ({ body, ...summary }) => ({
+      ...presentSummary(summary, shouldStrip),
+      snippet: searchSnippet(stripAnsi(body), query),
+    }));
+  }
+
   function conferenceOf(confTag: string): MessageConferenceDef {
     const conference = areas.conferences.get(confTag);
     if (!conference) throw new NotFoundError(`No message conference "${confTag}".`);
@@ -362,35 +401,15 @@ export function createMessageService(deps: {
       return shouldStrip ? mapPage(page, (message) => presentSummary(message, true)) : page;
     },
 
-    async searchMessages(caller, search, request, shouldStrip = false) {
-      const query = parsedSearchQuery(search.q);
-      let readable = [...areas.conferences.values()];
-      if (search.confTag !== undefined) readable = [conferenceOf(search.confTag)];
-      let areaTags = readable.flatMap((conference) =>
-        access.visibleAreasOf(caller, conference).map((area) => area.areaTag),
-      );
-      if (search.areaTag !== undefined) {
-        const matches = picomatch(search.areaTag, { dot: true });
-        areaTags = areaTags.filter((areaTag) => matches(areaTag));
-      }
-      // Nothing the caller may read: no query at all, so nothing about hidden areas can show.
-      if (areaTags.length === 0) return { items: [], nextKey: null };
-      const page = await store.searchMessages(
-        {
-          query,
-          areaTags,
-          from: search.from ?? null,
-          to: search.to ?? null,
-          since: search.since === undefined ? null : new Date(search.since).toISOString(),
-          until: search.until === undefined ? null : new Date(search.until).toISOString(),
-        },
-        request,
-      );
-      return mapPage(page, ({ body, ...summary }) => ({
-        ...presentSummary(summary, shouldStrip),
-        snippet: searchSnippet(stripAnsi(body), query),
-      }));
+    searchMessages(caller, search, request, shouldStrip = false) {
+      return searchIn((conference) => access.visibleAreasOf(caller, conference), search, request, shouldStrip);
     },
+
+    searchAsOperator(search, request) {
+      return searchIn((conference) => conference.areas, search, request, false);
+    },
+
+    rebuildSearchIndex: (onProgress) => store.rebuildSearchIndex(onProgress),
 
     async getMessage(caller, uuid, shouldStrip = false) {
       const row = await readableMessage(caller, uuid);

@@ -5,7 +5,14 @@ import { type Page, type PageRequest, pageFromRows, rowsToFetch } from '../db/ke
 import { prepareQuery } from '../db/prepared-query.js';
 import type { MessagesTable, Tables } from '../db/schema.js';
 import { createRecentCache, type RecentCache } from '../recent-cache.js';
-import { findMessages, indexMessages, type MessageSearch, unindexMessage } from './message-search-index.js';
+import {
+  clearMessageIndex,
+  findMessages,
+  indexAllMessages,
+  indexMessages,
+  type MessageSearch,
+  unindexMessage,
+} from './message-search-index.js';
 import { depthOf, type ThreadPlace } from './message-thread.js';
 
 /** A message to insert: its id reserved beforehand (`reserveMessageIds`), its thread place computed from it. */
@@ -125,6 +132,14 @@ export function createMessageStore(database: Pick<Database, 'db' | 'dialect'>, c
     async refreshStatistics(): Promise<void> {
       if (dialect === 'postgres') await sql`ANALYZE messages, message_areas`.execute(db);
     },
+    /** Empties the search index and fills it again from the live messages, in one transaction. */
+    rebuildSearchIndex(onProgress: (indexed: number, total: number) => void): Promise<number> {
+      return db.transaction().execute(async (trx) => {
+        await clearMessageIndex(trx);
+        return indexAllMessages(trx, dialect, onProgress);
+      });
+    },
+
     /**
      * Runs `work` in one transaction with the queries bound to it; `trx` is for other domains'
      * stores that must write in the same transaction (the poster's postCount). Reads in it are

@@ -244,4 +244,29 @@ describe('baud message import', () => {
     expect(missing.code).toBe(1);
     expect(missing.stderr).toBe(`baud: cannot read ${path.join(dir, 'none.jsonl')}\n`);
   });
+
+  it('searches every area as the operator (ACS aside), and rebuilds the index with progress', async () => {
+    const file = path.join(dir, 'secret.jsonl');
+    writeFileSync(file, `${[good('Walrus report', { body: 'The walrus sleeps.' }), good('Other')].join('\n')}\n`);
+    // "secret" has an ACS nobody passes: the API never shows it, the operator's CLI does.
+    expect((await runBaud(['message', 'import', 'secret', file, '--config', config], { cwd: dir })).code).toBe(0);
+    const found = await runBaud(['message', 'search', 'walrus', '--config', config, '--json'], { cwd: dir });
+    expect(found.code).toBe(0);
+    expect(JSON.parse(found.stdout)).toMatchObject([
+      { areaTag: 'secret', subject: 'Walrus report', snippet: 'The «walrus» sleeps.' },
+    ]);
+    const human = await runBaud(['message', 'search', 'walrus', '--area', 'gen*', '--config', config], { cwd: dir });
+    expect(human.stdout).toBe('no messages found\n');
+    // A query that starts with "-" follows "--", as for any command line.
+    const bad = await runBaud(['message', 'search', '--config', config, '--', '-walrus'], { cwd: dir });
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toBe('baud: q has no words to search for.\n');
+
+    const reindexed = await runBaud(['message', 'reindex', '--config', config, '--json'], { cwd: dir });
+    expect(reindexed.code).toBe(0);
+    const { indexed } = JSON.parse(reindexed.stdout) as { indexed: number };
+    expect(reindexed.stderr).toMatch(new RegExp(`^indexed ${indexed} / ${indexed} messages \\(\\d[\\d,]*/s\\)\\n$`));
+    const again = await runBaud(['message', 'search', 'walrus', '--config', config, '--json'], { cwd: dir });
+    expect(JSON.parse(again.stdout)).toHaveLength(1);
+  });
 });
