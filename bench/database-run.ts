@@ -5,7 +5,7 @@ import type { BenchSettings, DatabaseKind, DatabaseRun, LoginCost, RequestScenar
 import { type BoardUnderTest, FILE_AREA, MESSAGE_AREA, startBoardUnderTest } from './board-under-test.js';
 import type { CeilingServer } from './ceiling.js';
 import type { Cleanup } from './cleanup.js';
-import { logIn, requestJson } from './http-client.js';
+import { JSON_HEADERS, logIn, requestJson } from './http-client.js';
 import type { LoadDriver } from './load-driver.js';
 import { peakResidentBytes } from './process-memory.js';
 import type { Progress } from './progress.js';
@@ -188,10 +188,20 @@ export async function runDatabase(options: {
   const detailUuid = deepPage.data[0]?.uuid;
   if (deepPage.data.length !== 25 || !detailUuid) problems.push(`the deep page holds ${deepPage.data.length} messages`);
 
+  // Half the area read: what unreadCount then costs (an index-only count of the other half).
+  const pointerAfterMessage = Math.floor(settings.messageCount / 2);
+  await requestJson(`${apiUrl}/messages/areas/${MESSAGE_AREA}/pointer`, 200, {
+    method: 'PUT',
+    headers: { ...JSON_HEADERS, ...(await bearer()) },
+    body: JSON.stringify({ lastReadMessageId: pointerAfterMessage }),
+  });
   const scenarios = issueScenarios({
     listPath,
     deepPath,
     deepPageAfterMessage,
+    rareWord: String(Math.floor(settings.messageCount / 3)),
+    pointerAfterMessage,
+    areaPath: `/messages/areas/${MESSAGE_AREA}`,
     spreadPaths: spreadPagePaths(cursors),
     detailUuid: detailUuid ?? 'missing',
     apiKey: board.apiKey,

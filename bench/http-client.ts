@@ -9,7 +9,7 @@ export interface RecordedResponse {
 }
 
 export interface RequestOptions {
-  readonly method?: 'GET' | 'POST';
+  readonly method?: 'GET' | 'POST' | 'PUT';
   readonly headers?: Readonly<Record<string, string>>;
   readonly body?: string;
 }

@@ -124,6 +124,11 @@ export function issueScenarios(board: {
   /** Pages all over the area (each a cursor and a limit), more than a node remembers at once. */
   readonly spreadPaths: readonly string[];
   readonly detailUuid: string;
+  /** A word in exactly one message of the area (its line number). */
+  readonly rareWord: string;
+  /** The reader's new-scan pointer sits here: the area's unreadCount is an index count of the rest. */
+  readonly pointerAfterMessage: number;
+  readonly areaPath: string;
   readonly apiKey: string;
   readonly loginUser: Account;
   readonly bearer: () => Promise<Record<string, string>>;
@@ -162,6 +167,29 @@ export function issueScenarios(board: {
       paths: board.spreadPaths,
     }),
     async () => get('detail', 'message detail, JWT', `/messages/${board.detailUuid}`, await board.bearer()),
+    async () =>
+      get(
+        'unread-count',
+        `area with unreadCount (pointer after message ${board.pointerAfterMessage.toLocaleString('en-US')}), JWT`,
+        board.areaPath,
+        await board.bearer(),
+      ),
+    async () =>
+      get(
+        'search-rare',
+        `search a rare word ("${board.rareWord}"), JWT`,
+        `/messages/search?q=${board.rareWord}`,
+        await board.bearer(),
+      ),
+    async () =>
+      get('search-common', 'search a common word ("modem"), JWT', '/messages/search?q=modem', await board.bearer()),
+    async () =>
+      get(
+        'search-phrase',
+        'search a phrase ("lazy dog"), JWT',
+        '/messages/search?q=%22lazy%20dog%22',
+        await board.bearer(),
+      ),
     async () => ({
       id: 'post',
       title: `post a message, JWT (${write} connections)`,

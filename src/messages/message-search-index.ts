@@ -112,17 +112,31 @@ export interface FoundMessage extends MessageSummary {
   readonly body: string;
 }
 
+/** Matches few enough to fetch them all from PostgreSQL's GIN index and sort them (see findMessages). */
+const FEW_MATCHES = 5000;
+
 /**
  * Live messages of the given areas that match, newest first. On SQLite the FTS5 index hands
  * out its matches in descending id order, so a page stops after `limit` rows that pass the
  * filters; on PostgreSQL the GIN index finds the matches and the newest `limit` are kept.
  */
 export async function findMessages(db: Executor, dialect: Dialect, search: MessageSearch): Promise<FoundMessage[]> {
-  const matches =
-    dialect === 'postgres'
-      ? sql`s.document @@ to_tsquery('simple', ${toPostgresTsquery(search.query)})`
-      : sql`s.text MATCH ${toFts5Match(search.query)}`;
   const searchId = dialect === 'postgres' ? sql.ref('s.message_id') : sql.ref('s.rowid');
+  let matches = sql`s.text MATCH ${toFts5Match(search.query)}`;
+  if (dialect === 'postgres') {
+    const tsquery = sql`to_tsquery('simple', ${toPostgresTsquery(search.query)})`;
+    matches = sql`s.document @@ ${tsquery}`;
+    // PostgreSQL cannot walk the GIN index newest first: left to itself it walks the messages
+    // newest first and tests each one, which is quick for a common word and reads the whole
+    // index for a rare one. So ask the GIN index first; when the matches are few, they are
+    // the candidates.
+    const { rows } = await sql<{ messageId: number }>`
+      SELECT message_id FROM message_search WHERE document @@ ${tsquery} LIMIT ${FEW_MATCHES + 1}`.execute(db);
+    if (rows.length <= FEW_MATCHES) {
+      if (rows.length === 0) return [];
+      matches = sql`${searchId} = ANY(${rows.map((row) => row.messageId)}::integer[])`;
+    }
+  }
   const filters = [
     sql`m.area_tag IN (${sql.join(search.areaTags.map((areaTag) => sql`${areaTag}`))})`,
     sql`m.deleted_at IS NULL`,

@@ -130,7 +130,7 @@ export function createMessageStore(database: Pick<Database, 'db' | 'dialect'>, c
      * round to it. SQLite's planner takes the (area_tag, id) index without statistics.
      */
     async refreshStatistics(): Promise<void> {
-      if (dialect === 'postgres') await sql`ANALYZE messages, message_areas`.execute(db);
+      if (dialect === 'postgres') await sql`ANALYZE messages, message_areas, message_search`.execute(db);
     },
     /** Empties the search index and fills it again from the live messages, in one transaction. */
     rebuildSearchIndex(onProgress: (indexed: number, total: number) => void): Promise<number> {

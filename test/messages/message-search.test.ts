@@ -218,4 +218,27 @@ describeEachDialect('message search', (dialect) => {
     const key = await board.board.apiKeys.generate('alice', 'searcher', 'read');
     expect(await subjects(q('members'), { 'x-baud-api-key': key.key })).toEqual(['Members zeppelin']);
   });
+
+  it('answers a word in thousands of messages like a rare one: newest first, filters applied', async () => {
+    // More matches than PostgreSQL fetches from its GIN index up front (5,000): the other plan.
+    await seedMessages(
+      board,
+      'general',
+      Array.from({ length: 5010 }, (_, index) => ({
+        subject: `Plenty ${index}`,
+        body: 'plentiful words',
+        from: index % 1000 === 0 ? 'Rare Poster' : 'Bulk',
+      })),
+    );
+    const first = (await search(`${q('plentiful')}&limit=3`)).json() as FoundPage;
+    expect(first.data.map((found) => found.subject)).toEqual(['Plenty 5009', 'Plenty 5008', 'Plenty 5007']);
+    expect(await subjects(`${q('plentiful')}&from=rare%20poster`)).toEqual([
+      'Plenty 5000',
+      'Plenty 4000',
+      'Plenty 3000',
+      'Plenty 2000',
+      'Plenty 1000',
+      'Plenty 0',
+    ]);
+  });
 });
