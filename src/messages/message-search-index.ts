@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Dialect, Executor } from '../db/database.js';
 import { type SearchQuery, toFts5Match, toPostgresTsquery } from '../search/search-query.js';
-import { indexText, tokenisesAlikeInSqlite } from '../search/search-text.js';
+import { indexText, searchTokens, tokenisesAlikeInSqlite } from '../search/search-text.js';
 import { stripAnsi } from '../text/strip-ansi.js';
 import type { MessageSummary } from './message-store.js';
 
@@ -19,16 +19,37 @@ export interface IndexedMessage {
 }
 
 /**
- * Subject and body as the index takes them (ANSI colour codes are not words): our tokens
- * joined by spaces, or on SQLite plain ASCII text as it is, which FTS5 splits the same way.
+ * Subject and body as SQLite's FTS5 index takes them (ANSI colour codes are not words): our
+ * tokens joined by spaces, or plain ASCII text as it is, which FTS5 splits the same way.
  */
-export function messageIndexText(message: Pick<IndexedMessage, 'subject' | 'body'>, dialect: Dialect): string {
+export function messageIndexText(message: Pick<IndexedMessage, 'subject' | 'body'>): string {
   const subject = stripAnsi(message.subject);
   const body = stripAnsi(message.body);
-  if (dialect === 'sqlite' && tokenisesAlikeInSqlite(subject) && tokenisesAlikeInSqlite(body)) {
-    return `${subject}\n${body}`;
-  }
+  if (tokenisesAlikeInSqlite(subject) && tokenisesAlikeInSqlite(body)) return `${subject}\n${body}`;
   return indexText(subject, body);
+}
+
+/** to_tsvector keeps a word's first 255 positions, and counts positions up to 16,383. */
+const MAX_POSITIONS_PER_WORD = 255;
+const MAX_POSITION = 16_383;
+
+/**
+ * The message's words as a `tsvector` literal (`'modem':3,9 'sings':4`): exactly what
+ * `to_tsvector('simple', indexText(subject, body))` makes, built here because PostgreSQL's
+ * text parser costs more than the rest of an import together (3.8 s for 100,000 messages,
+ * against 0.9 s to read the literal).
+ */
+export function messageTsvector(message: Pick<IndexedMessage, 'subject' | 'body'>): string {
+  const positions = new Map<string, number[]>();
+  const words = [...searchTokens(stripAnsi(message.subject)), ...searchTokens(stripAnsi(message.body))];
+  words.forEach((word, index) => {
+    const list = positions.get(word);
+    const position = Math.min(index + 1, MAX_POSITION);
+    if (list === undefined) positions.set(word, [position]);
+    else if (list.length < MAX_POSITIONS_PER_WORD && list[list.length - 1] !== position) list.push(position);
+  });
+  // Words are letters and digits only: nothing in them needs quoting.
+  return Array.from(positions, ([word, list]) => `'${word}':${list.join(',')}`).join(' ');
 }
 
 /** Rows per INSERT into the index: 2 parameters a row. */
@@ -41,8 +62,8 @@ export async function indexMessages(db: Executor, dialect: Dialect, messages: re
     const values = sql.join(
       chunk.map((message) =>
         dialect === 'postgres'
-          ? sql`(${message.id}, to_tsvector('simple', ${messageIndexText(message, dialect)}))`
-          : sql`(${message.id}, ${messageIndexText(message, dialect)})`,
+          ? sql`(${message.id}, ${messageTsvector(message)}::tsvector)`
+          : sql`(${message.id}, ${messageIndexText(message)})`,
       ),
     );
     if (dialect === 'postgres')

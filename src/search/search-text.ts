@@ -27,6 +27,8 @@ const HAND_FOLDS: Readonly<Record<string, string>> = { ß: 'ss', æ: 'ae', ø: '
 const HAND_FOLDED_LETTER = /[ßæøðþœς]/gu;
 
 const ASCII_WORD = /^[A-Za-z0-9]+$/;
+/** In ASCII text, what WRITTEN_TOKEN matches once lowercased. */
+const ASCII_TOKEN = /[a-z0-9]+/g;
 
 /**
  * Folds text for searching: case-insensitive, accent-insensitive (`Café` → `cafe`,
@@ -78,6 +80,8 @@ export function searchTokenSpans(text: string): TokenSpan[] {
  * @example searchTokens("Don't PANIC — café²") // ['don', 't', 'panic', 'cafe']
  */
 export function searchTokens(text: string): string[] {
+  // Most messages are plain ASCII: lowercasing is then their whole folding (imports index every message).
+  if (tokenisesAlikeInSqlite(text)) return text.toLowerCase().match(ASCII_TOKEN) ?? [];
   return Array.from(text.matchAll(WRITTEN_TOKEN), (match) => foldToken(match[0]));
 }
 

@@ -1,4 +1,8 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { messageTsvector } from '../../src/messages/message-search-index.js';
+import { indexText } from '../../src/search/search-text.js';
+import { stripAnsi } from '../../src/text/strip-ansi.js';
 import { describeEachDialect } from '../support/test-board.js';
 import {
   API,
@@ -240,5 +244,23 @@ describeEachDialect('message search', (dialect) => {
       'Plenty 1000',
       'Plenty 0',
     ]);
+  });
+
+  it('indexes on PostgreSQL exactly what to_tsvector would make of the same words', async () => {
+    if (dialect === 'sqlite') return; // SQLite's side: tokenisesAlikeInSqlite's property test
+    const texts = [
+      { subject: 'Café ÆRØ', body: `${ESC}[1;31mRed${ESC}[0m modem, modem; MODEM! 2400baud e-mail Straße` },
+      { subject: '', body: '' },
+      { subject: 'Repeats', body: 'echo '.repeat(300) },
+      { subject: 'Long', body: Array.from({ length: 17_000 }, (_, index) => `w${index % 50}`).join(' ') },
+      { subject: 'Скорость модема', body: 'ἀρχή 東京 한국어 ½ ² x²' },
+    ];
+    for (const text of texts) {
+      const { rows } = await sql<{ same: boolean }>`
+        SELECT ${messageTsvector(text)}::tsvector = to_tsvector('simple', ${indexText(stripAnsi(text.subject), stripAnsi(text.body))}) AS same`.execute(
+        board.board.db,
+      );
+      expect(rows[0]?.same, text.subject).toBe(true);
+    }
   });
 });
