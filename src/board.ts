@@ -106,7 +106,7 @@ function createStores(database: Database, clock: Clock, identityChanges: Identit
     loginAttempts: createLoginAttemptStore(db),
     system: createSystemStore(db),
     messages: createMessageStore(database, clock),
-    files: createFileStore(db, users),
+    files: createFileStore(database, users),
   };
 }
 

@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import picomatch from 'picomatch';
 import type { AreaAccess } from '../access/area-access.js';
 import type { BoardAreas, FileAreaDef } from '../access/board-areas.js';
 import type { Caller } from '../caller.js';
@@ -6,7 +7,9 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config/load-config.js';
 import { mapPage, type Page, type PageRequest } from '../db/keyset.js';
 import { BadRequestError, NotFoundError } from '../errors.js';
-import { presentText } from '../text/strip-ansi.js';
+import { parseQueryParameter } from '../search/search-query.js';
+import { searchSnippet } from '../search/snippet.js';
+import { presentText, stripAnsi } from '../text/strip-ansi.js';
 import { importLocalFile, ingestReceivedFile } from './file-import.js';
 import { type ByteRange, createFileStorage, type FileStorage, type ReceivedFile } from './file-storage.js';
 import type { FileRecord, FileStore, FileTotals, StoredFile } from './file-store.js';
@@ -100,10 +103,30 @@ export async function openFileBase(deps: {
  * `shouldStrip` is `?stripAnsi`, as for messages: descriptions come back ANSI-stripped when it
  * is true and exactly as stored when it is false or left out. Files are always stored unstripped.
  */
+/** A file a search found: its record and ≤ 200 characters of its descriptions around the first hit. */
+export interface FoundFile extends FileRecord {
+  readonly snippet: string;
+}
+
+/** The cursor list id of a file search: a cursor of one search is refused by any other. */
+export function fileSearchListId(search: { readonly q: string; readonly areaTag?: string | undefined }): string {
+  return `files-search:${JSON.stringify([search.q, search.areaTag])}`;
+}
+
 export interface FileService {
   /** File areas the caller may browse, in configuration order. */
   listAreas(caller: Caller, shouldStrip?: boolean): Promise<FileAreaSummary[]>;
   getArea(caller: Caller, areaTag: string, shouldStrip?: boolean): Promise<FileAreaSummary>;
+  /**
+   * Files that match a search over name, descriptions and hash tags, newest first, in the
+   * areas the caller may browse (narrowed by an area glob); a bad query is a 400.
+   */
+  searchFiles(
+    caller: Caller,
+    search: { readonly q: string; readonly areaTag?: string | undefined },
+    page: PageRequest,
+    shouldStrip?: boolean,
+  ): Promise<Page<FoundFile>>;
   /** Files of an area, newest first (keyset on fileId). */
   listAreaFiles(caller: Caller, areaTag: string, page: PageRequest, shouldStrip?: boolean): Promise<Page<FileRecord>>;
   getFile(caller: Caller, fileId: number, shouldStrip?: boolean): Promise<FileRecord>;
@@ -174,6 +197,24 @@ export function createFileService(deps: {
     async getArea(caller, areaTag, shouldStrip = false) {
       const area = access.readableFileArea(caller, areaTag);
       return summarise(area, await store.fileCounts(), shouldStrip);
+    },
+
+    async searchFiles(caller, search, page, shouldStrip = false) {
+      const query = parseQueryParameter(search.q);
+      let areaTags = [...areas.fileAreas.values()]
+        .filter((area) => access.canReadFileArea(caller, area))
+        .map((area) => area.areaTag);
+      if (search.areaTag !== undefined) {
+        const matches = picomatch(search.areaTag, { dot: true });
+        areaTags = areaTags.filter((areaTag) => matches(areaTag));
+      }
+      // Nothing the caller may browse: the database is not asked, so hidden areas cannot show.
+      if (areaTags.length === 0) return { items: [], nextKey: null };
+      const files = await store.searchFiles(query, areaTags, page);
+      return mapPage(files, (file) => ({
+        ...presentRecord(file, shouldStrip),
+        snippet: searchSnippet(stripAnsi(`${file.desc}\n${file.descLong}`), query),
+      }));
     },
 
     async listAreaFiles(caller, areaTag, page, shouldStrip = false) {

@@ -1,8 +1,10 @@
-import type { Db, Executor } from '../db/database.js';
+import type { Database, Executor } from '../db/database.js';
 import { type Page, type PageRequest, pageFromRows, rowsToFetch } from '../db/keyset.js';
 import { ConflictError } from '../errors.js';
+import type { SearchQuery } from '../search/search-query.js';
 import type { UserStore } from '../users/user-store.js';
 import { withClashSuffix } from './file-name.js';
+import { findFileIds, indexFiles, unindexFile } from './file-search-index.js';
 
 /** A file record as the API shows it (decisions.md, "Element shapes"), before ANSI stripping. */
 export interface FileRecord {
@@ -107,7 +109,8 @@ function parseHashTags(json: string): string[] {
  * The queries of the file base. Every write that touches counters is one transaction; the
  * uploader's and downloader's counters are the users domain's, written through `users` in it.
  */
-export function createFileStore(db: Db, users: UserStore) {
+export function createFileStore(database: Pick<Database, 'db' | 'dialect'>, users: UserStore) {
+  const { db, dialect } = database;
   /** Adds one transfer to a user's counters; operator imports and anonymous downloads count for nobody. */
   async function countUserTransfer(
     trx: Executor,
@@ -170,6 +173,19 @@ export function createFileStore(db: Db, users: UserStore) {
       return pageFromRows(rows, page, (row) => row.id, toStoredFile);
     },
 
+    /** The files of the given areas that match a search, newest first (fileId descending), one keyset page. */
+    async searchFiles(query: SearchQuery, areaTags: readonly string[], page: PageRequest): Promise<Page<StoredFile>> {
+      const ids = await findFileIds(db, dialect, {
+        query,
+        areaTags,
+        beforeId: page.afterKey,
+        limit: rowsToFetch(page),
+      });
+      if (ids.length === 0) return { items: [], nextKey: null };
+      const rows = await selectFiles(db).where('files.id', 'in', ids).orderBy('files.id', 'desc').execute();
+      return pageFromRows(rows, page, (row) => row.id, toStoredFile);
+    },
+
     /** Files and their bytes on the whole board, from the per-area counters. */
     async countFiles(): Promise<FileTotals> {
       const row = await db
@@ -227,6 +243,7 @@ export function createFileStore(db: Db, users: UserStore) {
           .returning('id')
           .executeTakeFirstOrThrow();
         await countUserTransfer(trx, file.uploadByUserId, 'upload', file.byteSize);
+        await indexFiles(trx, dialect, [{ id, ...file, fileName }]);
         // Inside the transaction: if putting the bytes in place fails, the row never appears.
         await afterInsert(id);
         const stored = await findFile(trx, id);
@@ -252,6 +269,7 @@ export function createFileStore(db: Db, users: UserStore) {
       return db.transaction().execute(async (trx) => {
         const file = await findFile(trx, fileId);
         if (!file) return null;
+        await unindexFile(trx, dialect, fileId);
         await trx.deleteFrom('files').where('id', '=', fileId).execute();
         await trx
           .updateTable('fileAreas')

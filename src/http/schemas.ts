@@ -30,3 +30,12 @@ export function ProblemResponses(...statuses: number[]) {
   }
   return responses;
 }
+
+/** The `q` of a search endpoint: the one query language of messages and files. */
+export const SearchQ = Type.String({
+  maxLength: 4096,
+  description:
+    'Words (all must match), "a phrase", prefix*, -excluded, a OR b. Case- and accent-insensitive. ' +
+    'At most 256 characters and 16 terms.',
+  examples: ['modem "high speed" -fax', 'bbs OR board', 'ansi*'],
+});

@@ -6,7 +6,7 @@ import type { Clock } from '../clock.js';
 import { mapPage, type Page, type PageRequest } from '../db/keyset.js';
 import { createDerivedMemo } from '../derived-memo.js';
 import { BadRequestError, ForbiddenError, NotFoundError, UnauthorizedError } from '../errors.js';
-import { parseSearchQuery, type SearchQuery, SearchQueryError } from '../search/search-query.js';
+import { parseQueryParameter } from '../search/search-query.js';
 import { searchSnippet } from '../search/snippet.js';
 import { presentText, stripAnsi } from '../text/strip-ansi.js';
 import type { UserStore } from '../users/user-store.js';
@@ -90,16 +90,6 @@ export interface NewPost {
 }
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-/** The query of `q`, or a 400 that says what is wrong with it. */
-function parsedSearchQuery(q: string): SearchQuery {
-  try {
-    return parseSearchQuery(q);
-  } catch (error) {
-    if (!(error instanceof SearchQueryError)) throw error;
-    throw new BadRequestError(error.message, [{ pointer: '/query/q', message: error.message }]);
-  }
-}
 
 /** The cursor list id of a search: a cursor of one search is refused by any other. */
 export function messageSearchListId(search: MessageSearchRequest): string {
@@ -296,7 +286,7 @@ export function createMessageService(deps: {
     request: PageRequest,
     shouldStrip: boolean,
   ): Promise<Page<FoundMessageSummary>> {
-    const query = parsedSearchQuery(search.q);
+    const query = parseQueryParameter(search.q);
     const conferences = search.confTag === undefined ? [...areas.conferences.values()] : [conferenceOf(search.confTag)];
     let areaTags = conferences.flatMap((conference) => searchable(conference).map((area) => area.areaTag));
     if (search.areaTag !== undefined) {

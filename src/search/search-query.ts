@@ -1,3 +1,4 @@
+import { BadRequestError } from '../errors.js';
 import { searchTokenSpans, searchTokens } from './search-text.js';
 
 /**
@@ -187,4 +188,14 @@ function postgresTerm(term: SearchTerm): string {
 function joinGrouped(parts: readonly string[], operator: string): string {
   const joined = parts.join(operator);
   return parts.length > 1 ? `(${joined})` : joined;
+}
+
+/** The query of an endpoint's `q` parameter, or a 400 problem that says what is wrong with it. */
+export function parseQueryParameter(q: string): SearchQuery {
+  try {
+    return parseSearchQuery(q);
+  } catch (error) {
+    if (!(error instanceof SearchQueryError)) throw error;
+    throw new BadRequestError(error.message, [{ pointer: '/query/q', message: error.message }]);
+  }
 }

@@ -36,6 +36,7 @@ const BEYOND_V1_ENDPOINTS = [
   'GET /messages/unread',
   'GET /messages/{uuid}/thread',
   'GET /messages/search',
+  'GET /files/search',
 ] as const;
 
 const PREFIX = '/_baud/api/v1';

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { messageTsvector } from '../../src/messages/message-search-index.js';
+import { postgresTsvector } from '../../src/db/full-text-index.js';
 import { indexText } from '../../src/search/search-text.js';
 import { stripAnsi } from '../../src/text/strip-ansi.js';
 import { describeEachDialect } from '../support/test-board.js';
@@ -257,7 +257,7 @@ describeEachDialect('message search', (dialect) => {
     ];
     for (const text of texts) {
       const { rows } = await sql<{ same: boolean }>`
-        SELECT ${messageTsvector(text)}::tsvector = to_tsvector('simple', ${indexText(stripAnsi(text.subject), stripAnsi(text.body))}) AS same`.execute(
+        SELECT ${postgresTsvector([text.subject, text.body])}::tsvector = to_tsvector('simple', ${indexText(stripAnsi(text.subject), stripAnsi(text.body))}) AS same`.execute(
         board.board.db,
       );
       expect(rows[0]?.same, text.subject).toBe(true);

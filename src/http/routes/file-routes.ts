@@ -7,7 +7,7 @@ import { Type } from 'typebox';
 import type { Board } from '../../board.js';
 import { BadRequestError, BaudError, RangeNotSatisfiableError, UnsupportedMediaTypeError } from '../../errors.js';
 import { contentTypeForFileName } from '../../files/file-name.js';
-import { areaFileListId, UPLOAD_FIELD_NAMES, type UploadPart } from '../../files/file-service.js';
+import { areaFileListId, fileSearchListId, UPLOAD_FIELD_NAMES, type UploadPart } from '../../files/file-service.js';
 import { API_PREFIX } from '../api-prefix.js';
 import { isMultipartFormData } from '../content-type.js';
 import { attachmentDisposition, ifNoneMatchHits, rangeOutcome } from '../download-headers.js';
@@ -19,7 +19,7 @@ import {
   shouldStripAnsi,
   wholeListReply,
 } from '../pagination.js';
-import { ProblemResponses } from '../schemas.js';
+import { ProblemResponses, SearchQ } from '../schemas.js';
 import {
   closeUnfinishedUpload,
   guardUploadBody,
@@ -62,6 +62,23 @@ const FileRecord = Type.Object(
   },
   { $id: 'FileRecord' },
 );
+
+const FoundFile = Type.Object(
+  {
+    ...FileRecord.properties,
+    snippet: Type.String({
+      description: 'At most 200 characters of the descriptions as plain text around the first hit, hits in « ».',
+    }),
+  },
+  { $id: 'FoundFile' },
+);
+
+const FileSearchQuery = Type.Object({
+  ...ListQuery.properties,
+  q: SearchQ,
+  areaTag: Type.Optional(Type.String({ maxLength: 256, description: 'Only areas whose tag matches this glob.' })),
+  sort: Type.Optional(Type.Literal('newest', { description: 'Newest first (the default and, for now, only order).' })),
+});
 
 const AreaTagParams = Type.Object({ areaTag: Type.String({ minLength: 1, maxLength: 64 }) });
 // fileId is a PostgreSQL `integer`: a larger id is refused here (400) instead of failing in the query (500).
@@ -188,6 +205,7 @@ export async function fileRoutes(parent: FastifyInstance, options: { board: Boar
   const { board } = options;
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
   const sendAreaPage = listPageSender();
+  const sendSearchPage = listPageSender();
   const uploadBodyLimits = {
     maxBytes: board.config.fileBase.maxUploadBytes + UPLOAD_ENVELOPE_ALLOWANCE_BYTES,
     idleTimeoutSeconds: board.config.contentServers.web.uploadIdleTimeoutSeconds,
@@ -233,6 +251,30 @@ export async function fileRoutes(parent: FastifyInstance, options: { board: Boar
       },
     },
     (request) => board.files.getArea(request.caller, request.params.areaTag, shouldStripAnsi(request.query)),
+  );
+
+  app.get(
+    '/files/search',
+    {
+      config: { access: 'public' },
+      schema: {
+        tags: ['files'],
+        summary: 'Search files',
+        description:
+          'Full-text search of the file names, descriptions and hash tags of every area you may browse ' +
+          '(anonymous callers: the public areas), newest first, keyset-paginated; the same query language as ' +
+          'message search.',
+        querystring: FileSearchQuery,
+        response: { 200: ListEnvelope(FoundFile), ...ProblemResponses() },
+      },
+    },
+    async (request, reply) => {
+      const { query } = request;
+      const paging = { list: fileSearchListId(query), cursors: board.cursors };
+      return sendSearchPage(request, reply, paging, (page, shouldStrip) =>
+        board.files.searchFiles(request.caller, query, page, shouldStrip),
+      );
+    },
   );
 
   app.get(

@@ -12,7 +12,7 @@ import {
   shouldStripAnsi,
   wholeListReply,
 } from '../pagination.js';
-import { ProblemResponses } from '../schemas.js';
+import { ProblemResponses, SearchQ } from '../schemas.js';
 import { serializedAnswerSender } from '../serialized-answer.js';
 
 const Timestamp = Type.String({ format: 'date-time' });
@@ -66,13 +66,7 @@ const PointerBody = Type.Object({
 
 const SearchQueryParams = Type.Object({
   ...ListQuery.properties,
-  q: Type.String({
-    maxLength: 4096,
-    description:
-      'Words (all must match), "a phrase", prefix*, -excluded, a OR b. Case- and accent-insensitive. ' +
-      'At most 256 characters and 16 terms.',
-    examples: ['modem "high speed" -fax', 'bbs OR board', 'ansi*'],
-  }),
+  q: SearchQ,
   confTag: Type.Optional(Type.String({ description: 'Only this conference.' })),
   areaTag: Type.Optional(
     Type.String({ maxLength: 256, description: 'Only areas whose tag matches this glob (`pub_*`).' }),

@@ -1,0 +1,76 @@
+import { sql } from 'kysely';
+import type { Dialect, Executor } from '../db/database.js';
+import { addToIndex, indexMatch, removeFromIndex } from '../db/full-text-index.js';
+import type { SearchQuery } from '../search/search-query.js';
+
+/** What the file index holds of a file: its name, descriptions and hash tags. */
+export interface IndexedFile {
+  readonly id: number;
+  readonly fileName: string;
+  readonly desc: string;
+  readonly descLong: string;
+  readonly hashTags: readonly string[];
+}
+
+const fieldsOf = (file: IndexedFile) => [file.fileName, file.desc, file.descLong, file.hashTags.join(' ')];
+
+/** Adds files to the search index, in the transaction that stores them. */
+export function indexFiles(db: Executor, dialect: Dialect, files: readonly IndexedFile[]) {
+  return addToIndex(
+    db,
+    dialect,
+    'file_search',
+    files.map((file) => ({ id: file.id, fields: fieldsOf(file) })),
+  );
+}
+
+/** Takes a removed file out of the index. */
+export function unindexFile(db: Executor, dialect: Dialect, fileId: number) {
+  return removeFromIndex(db, dialect, 'file_search', fileId);
+}
+
+/** Indexes every file already stored (the migration that adds file search). */
+export async function indexAllFiles(db: Executor, dialect: Dialect): Promise<number> {
+  let indexed = 0;
+  let afterId = 0;
+  for (;;) {
+    const { rows } = await sql<{ id: number; fileName: string; desc: string; descLong: string; hashTags: string }>`
+      SELECT id, file_name, "desc", desc_long, hash_tags FROM files WHERE id > ${afterId} ORDER BY id LIMIT 1000`.execute(
+      db,
+    );
+    if (rows.length === 0) return indexed;
+    await indexFiles(
+      db,
+      dialect,
+      rows.map((row) => ({ ...row, hashTags: JSON.parse(row.hashTags) as string[] })),
+    );
+    indexed += rows.length;
+    afterId = rows[rows.length - 1]?.id ?? afterId;
+  }
+}
+
+/**
+ * The ids of the files of the given areas that match, newest first (highest fileId), below
+ * `beforeId` when paging; `limit` of them at most.
+ */
+export async function findFileIds(
+  db: Executor,
+  dialect: Dialect,
+  search: {
+    readonly query: SearchQuery;
+    readonly areaTags: readonly string[];
+    readonly beforeId: number | null;
+    readonly limit: number;
+  },
+): Promise<number[]> {
+  const match = await indexMatch(db, dialect, 'file_search', search.query);
+  if (match === null) return [];
+  const before = search.beforeId === null ? sql`` : sql`AND ${match.id} < ${search.beforeId}`;
+  const { rows } = await sql<{ id: number }>`
+    SELECT f.id FROM file_search s JOIN files f ON f.id = ${match.id}
+     WHERE ${match.condition}
+       AND f.area_tag IN (${sql.join(search.areaTags.map((areaTag) => sql`${areaTag}`))}) ${before}
+     ORDER BY ${match.id} DESC
+     LIMIT ${search.limit}`.execute(db);
+  return rows.map((row) => Number(row.id));
+}
