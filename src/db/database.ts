@@ -239,18 +239,17 @@ async function openPostgres(
  * Returns the names of the migrations it applied.
  */
 export async function migrateToLatest(database: Database): Promise<string[]> {
+  // A process loses at most one race per migration (each loss means another applied it).
+  const attempts = Object.keys(boardMigrations(database.dialect)).length + 1;
   for (let attempt = 1; ; attempt += 1) {
     const { error, results } = await boardMigrator(database).migrateToLatest();
     if (!error) {
       return (results ?? []).filter((result) => result.status === 'Success').map((result) => result.migrationName);
     }
-    if (attempt < MIGRATION_ATTEMPTS && lostMigrationRace(error, database)) continue;
+    if (attempt < attempts && lostMigrationRace(error, database)) continue;
     throw error instanceof Error ? error : new Error(String(error));
   }
 }
-
-/** Tries of a migration that lost a race with another process (see `lostMigrationRace`). */
-const MIGRATION_ATTEMPTS = 5;
 
 /**
  * Whether a failed migration lost a race with another process, so that trying again (which

@@ -53,16 +53,22 @@ const pointerFields = {
   unreadCount: Type.Integer({ description: 'Live messages after lastReadMessageId, exact.' }),
 };
 
-const AreaPointer = Type.Object(pointerFields, { $id: 'MessageAreaPointer' });
+const AreaPointer = Type.Object(pointerFields, {
+  $id: 'MessageAreaPointer',
+  examples: [{ areaTag: 'general', lastReadMessageId: 4711, unreadCount: 3 }],
+});
 
 const UnreadArea = Type.Object({ confTag: Type.String(), ...pointerFields }, { $id: 'UnreadMessageArea' });
 
-const PointerBody = Type.Object({
-  lastReadMessageId: Type.Integer({
-    minimum: 0,
-    description: 'The last message read; may move backwards; above the area’s highest id it is clamped to it.',
-  }),
-});
+const PointerBody = Type.Object(
+  {
+    lastReadMessageId: Type.Integer({
+      minimum: 0,
+      description: 'The last message read; may move backwards; above the area’s highest id it is clamped to it.',
+    }),
+  },
+  { examples: [{ lastReadMessageId: 4711 }] },
+);
 
 const SearchQueryParams = Type.Object({
   ...ListQuery.properties,
