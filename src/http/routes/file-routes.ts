@@ -70,7 +70,27 @@ const FoundFile = Type.Object(
       description: 'At most 200 characters of the descriptions as plain text around the first hit, hits in « ».',
     }),
   },
-  { $id: 'FoundFile' },
+  {
+    $id: 'FoundFile',
+    examples: [
+      {
+        fileId: 42,
+        areaTag: 'uploads',
+        fileName: 'modem_drivers-v2.zip',
+        desc: 'Drivers for the Courier modem',
+        descLong: '',
+        byteSize: 18734,
+        uploadTimestamp: '2026-11-24T15:51:03.763Z',
+        uploadByUsername: 'demo',
+        dlCount: 7,
+        sha256: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08',
+        archiveType: 'application/zip',
+        hashTags: ['hardware'],
+        estReleaseYear: null,
+        snippet: 'Drivers for the Courier «modem»',
+      },
+    ],
+  },
 );
 
 const FileSearchQuery = Type.Object({

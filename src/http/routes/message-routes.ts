@@ -58,7 +58,13 @@ const AreaPointer = Type.Object(pointerFields, {
   examples: [{ areaTag: 'general', lastReadMessageId: 4711, unreadCount: 3 }],
 });
 
-const UnreadArea = Type.Object({ confTag: Type.String(), ...pointerFields }, { $id: 'UnreadMessageArea' });
+const UnreadArea = Type.Object(
+  { confTag: Type.String(), ...pointerFields },
+  {
+    $id: 'UnreadMessageArea',
+    examples: [{ confTag: 'main', areaTag: 'general', lastReadMessageId: 4711, unreadCount: 3 }],
+  },
+);
 
 const PointerBody = Type.Object(
   {
@@ -121,7 +127,22 @@ const FoundMessageSchema = Type.Object(
       description: 'At most 200 characters of plain text around the first hit, hits wrapped in « and ».',
     }),
   },
-  { $id: 'FoundMessage' },
+  {
+    $id: 'FoundMessage',
+    examples: [
+      {
+        messageId: 4711,
+        uuid: '01a20e40-e553-7d49-9a4b-7973eceac56e',
+        areaTag: 'general',
+        replyToMessageId: null,
+        toUserName: 'All',
+        fromUserName: 'demo',
+        subject: 'Modems',
+        timestamp: '2026-11-24T15:51:03.763Z',
+        snippet: 'My «high» «speed» «modem» is a Courier.',
+      },
+    ],
+  },
 );
 
 const MessageSummarySchema = Type.Object(summaryFields, { $id: 'MessageSummary' });
@@ -157,7 +178,23 @@ const ThreadMessageSchema = Type.Object(
     depth: Type.Integer({ minimum: 0, description: '0 for the thread’s root, 1 for a reply to it, …' }),
     replyCount: Type.Integer({ description: 'Live replies to this message.' }),
   },
-  { $id: 'ThreadMessage' },
+  {
+    $id: 'ThreadMessage',
+    examples: [
+      {
+        messageId: 4711,
+        uuid: '01a20e40-e553-7d49-9a4b-7973eceac56e',
+        areaTag: 'general',
+        replyToMessageId: null,
+        toUserName: 'All',
+        fromUserName: 'demo',
+        subject: 'Modems',
+        timestamp: '2026-11-24T15:51:03.763Z',
+        depth: 0,
+        replyCount: 2,
+      },
+    ],
+  },
 );
 
 const PostBody = Type.Object({
