@@ -290,7 +290,8 @@ export async function pendingMigrations(database: Database): Promise<string[]> {
   return Object.keys(boardMigrations(database.dialect)).filter((name) => !applied.has(name));
 }
 
-function boardMigrator(database: Database): Migrator {
+/** Kysely's migrator for this board's migrations, its bookkeeping tables in the board's own schema. */
+export function boardMigrator(database: Database): Migrator {
   const migrations = boardMigrations(database.dialect);
   return new Migrator({
     db: database.db,

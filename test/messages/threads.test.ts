@@ -2,10 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Migrator, sql } from 'kysely';
+import { type Migrator, sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { lostMigrationRace, openDatabase } from '../../src/db/database.js';
-import { boardMigrations } from '../../src/db/migrations/index.js';
+import { boardMigrator, lostMigrationRace, openDatabase } from '../../src/db/database.js';
 import { importMessages } from '../../src/messages/message-import.js';
 import { findMessages } from '../../src/messages/message-search-index.js';
 import { MAX_THREAD_DEPTH } from '../../src/messages/message-thread.js';
@@ -255,8 +254,7 @@ describeEachDialect('threads migration on an existing board', (dialect) => {
     const url = dialect === 'sqlite' ? `sqlite:${path.join(dir, 'old.db')}` : `${POSTGRES_URL}?schema=${schema}`;
     const database = await openDatabase(url, { poolSize: 2 });
     try {
-      const migrations = boardMigrations(dialect);
-      const migrator = new Migrator({ db: database.db, provider: { getMigrations: async () => migrations } });
+      const migrator = boardMigrator(database);
       // As migrateToLatest does: another test file dropping its schema meanwhile is no failure of ours.
       const migrate = async (run: () => ReturnType<Migrator['migrateToLatest']>) => {
         for (let attempt = 1; ; attempt += 1) {
