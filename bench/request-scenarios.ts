@@ -182,6 +182,13 @@ export function issueScenarios(board: {
         await board.bearer(),
       ),
     async () =>
+      get(
+        'search-relevance',
+        `search a rare word ("${board.rareWord}") by relevance, JWT`,
+        `/messages/search?q=${board.rareWord}&sort=relevance`,
+        await board.bearer(),
+      ),
+    async () =>
       get('search-common', 'search a common word ("modem"), JWT', '/messages/search?q=modem', await board.bearer()),
     async () =>
       get(

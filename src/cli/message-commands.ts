@@ -3,6 +3,7 @@ import { access } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
 import { importMessages } from '../messages/message-import.js';
+import { SEARCH_ORDERS } from '../search/search-query.js';
 import { type CommonOptions, printProgress, printResult, withBoard, withCommonOptions } from './cli-context.js';
 
 /** `baud message …`: operator tools for the message base. */
@@ -37,19 +38,25 @@ export function registerMessageCommands(program: Command): void {
       .command('search <query>')
       .description(
         'search every configured message area, whatever its ACS (words, "a phrase", prefix*, -excluded, a OR b); ' +
-          'newest first; put a query that starts with "-" after --',
+          'newest first unless --sort relevance; put a query that starts with "-" after --',
       )
       .option('--area <glob>', 'only areas whose tag matches this glob (pub_*)')
       .option('--conf <confTag>', 'only this conference')
       .option('--from <username>', 'only messages from this author')
+      .option('--sort <order>', 'newest or relevance', 'newest')
       .option('--limit <n>', 'at most this many results (1..100)', '25'),
   ).action(
-    async (query: string, options: CommonOptions & { area?: string; conf?: string; from?: string; limit: string }) => {
+    async (
+      query: string,
+      options: CommonOptions & { area?: string; conf?: string; from?: string; sort: string; limit: string },
+    ) => {
       const limit = Number(options.limit);
       if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw new Error('--limit must be 1..100');
+      const sort = SEARCH_ORDERS.find((order) => order === options.sort);
+      if (sort === undefined) throw new Error(`--sort must be one of: ${SEARCH_ORDERS.join(', ')}`);
       const page = await withBoard(options, (board) =>
         board.messages.searchAsOperator(
-          { q: query, areaTag: options.area, confTag: options.conf, from: options.from },
+          { q: query, areaTag: options.area, confTag: options.conf, from: options.from, sort },
           { limit, afterKey: null },
         ),
       );

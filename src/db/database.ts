@@ -14,6 +14,7 @@ import {
   type Transaction,
 } from 'kysely';
 import type pg from 'pg';
+import { registerRelevanceFunction } from './full-text-index.js';
 import { boardMigrations } from './migrations/index.js';
 import { preparedStatementName } from './prepared-query.js';
 import type { Tables } from './schema.js';
@@ -122,6 +123,7 @@ function openSqlite(file: string, timer: QueryTimer): Database {
   connection.pragma('busy_timeout = 5000');
   // WAL + NORMAL is durable across application crashes; only an OS crash can lose the last commits.
   connection.pragma('synchronous = NORMAL');
+  registerRelevanceFunction(connection);
   const db = new Kysely<Tables>({
     dialect: new SqliteDialect({ database: withStatementCache(connection, STATEMENT_CACHE_SIZE) }),
     plugins: [new CamelCasePlugin()],

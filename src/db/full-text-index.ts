@@ -1,5 +1,13 @@
+import type BetterSqlite3 from 'better-sqlite3';
 import { type RawBuilder, sql } from 'kysely';
-import { type SearchQuery, toFts5Match, toPostgresTsquery } from '../search/search-query.js';
+import { ID_SPAN, RELEVANCE_SCALE, relevanceScore } from '../search/relevance.js';
+import {
+  positiveTerms,
+  type SearchQuery,
+  type SearchTerm,
+  toFts5Match,
+  toPostgresTsquery,
+} from '../search/search-query.js';
 import { indexText, searchTokens, tokenisesAlikeInSqlite } from '../search/search-text.js';
 import { stripAnsi } from '../text/strip-ansi.js';
 import type { Dialect, Executor } from './database.js';
@@ -134,4 +142,46 @@ export async function indexMatch(
   if (rows.length === 0) return null;
   if (rows.length > FEW_MATCHES) return { condition: sql`s.document @@ ${tsquery}`, id };
   return { condition: sql`${id} = ANY(${rows.map((row) => Number(row.id))}::integer[])`, id };
+}
+
+/** The SQLite function that scores a matched document (see relevanceSortKey). */
+const SQLITE_RELEVANCE_FUNCTION = 'baud_relevance';
+
+/**
+ * Teaches a SQLite connection `baud_relevance(terms, field, …)`: the relevance score of the
+ * fields' text for the query's terms (JSON), as `relevanceScore` computes it. FTS5's own bm25()
+ * cannot serve: it weighs words by statistics of the whole index, which every post changes.
+ */
+export function registerRelevanceFunction(connection: BetterSqlite3.Database): void {
+  let lastTermsJson = '';
+  let lastTerms: readonly SearchTerm[] = [];
+  connection.function(SQLITE_RELEVANCE_FUNCTION, { deterministic: true, varargs: true }, (termsJson, ...fields) => {
+    if (termsJson !== lastTermsJson) {
+      lastTerms = JSON.parse(String(termsJson)) as SearchTerm[];
+      lastTermsJson = String(termsJson);
+    }
+    const tokens = fields.flatMap((field) => (typeof field === 'string' ? searchTokens(stripAnsi(field)) : []));
+    return relevanceScore(tokens, lastTerms);
+  });
+}
+
+/**
+ * The sort key of `sort=relevance` for a document that matched `query`: its score × 2^32 + its
+ * id, so one integer orders by score and then newest first, and pages by `key < cursor`. The
+ * score depends on the document and the query alone — PostgreSQL's ts_rank (lowered for long
+ * documents, scaled into [0, 1)), or relevanceScore on SQLite — so a document's key never changes between two pages.
+ */
+export function relevanceSortKey(
+  dialect: Dialect,
+  query: SearchQuery,
+  id: RawBuilder<unknown>,
+  fields: readonly RawBuilder<unknown>[],
+): RawBuilder<number> {
+  if (dialect === 'postgres') {
+    // Normalisation 1 | 32: divided by 1 + log(document length), then scaled into [0, 1).
+    const rank = sql`ts_rank(s.document, to_tsquery('simple', ${toPostgresTsquery(query)}), 33)`;
+    return sql<number>`(floor(${rank} * ${RELEVANCE_SCALE})::bigint * ${ID_SPAN} + ${id})`;
+  }
+  const terms = JSON.stringify(positiveTerms(query));
+  return sql<number>`(${sql.raw(SQLITE_RELEVANCE_FUNCTION)}(${terms}, ${sql.join(fields)}) * ${ID_SPAN} + ${id})`;
 }

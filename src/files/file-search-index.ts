@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Dialect, Executor } from '../db/database.js';
-import { addToIndex, indexMatch, removeFromIndex } from '../db/full-text-index.js';
-import type { SearchQuery } from '../search/search-query.js';
+import { addToIndex, indexMatch, relevanceSortKey, removeFromIndex } from '../db/full-text-index.js';
+import type { SearchOrder, SearchQuery } from '../search/search-query.js';
 
 /** What the file index holds of a file: its name, descriptions and hash tags. */
 export interface IndexedFile {
@@ -49,28 +49,44 @@ export async function indexAllFiles(db: Executor, dialect: Dialect): Promise<num
   }
 }
 
+/** A file a search found, and its key in the search's order. */
+export interface FoundFile {
+  readonly id: number;
+  readonly sortKey: number;
+}
+
 /**
- * The ids of the files of the given areas that match, newest first (highest fileId), below
- * `beforeId` when paging; `limit` of them at most.
+ * The files of the given areas that match, newest (highest fileId) or most relevant first,
+ * below `beforeKey` in that order when paging; `limit` of them at most.
  */
-export async function findFileIds(
+export async function findFiles(
   db: Executor,
   dialect: Dialect,
   search: {
     readonly query: SearchQuery;
     readonly areaTags: readonly string[];
-    readonly beforeId: number | null;
+    readonly sort: SearchOrder;
+    readonly beforeKey: number | null;
     readonly limit: number;
   },
-): Promise<number[]> {
+): Promise<FoundFile[]> {
   const match = await indexMatch(db, dialect, 'file_search', search.query);
   if (match === null) return [];
-  const before = search.beforeId === null ? sql`` : sql`AND ${match.id} < ${search.beforeId}`;
-  const { rows } = await sql<{ id: number }>`
-    SELECT f.id FROM file_search s JOIN files f ON f.id = ${match.id}
+  const sortKey =
+    search.sort === 'relevance'
+      ? relevanceSortKey(
+          dialect,
+          search.query,
+          match.id,
+          ['f.file_name', 'f.desc', 'f.desc_long', 'f.hash_tags'].map((column) => sql.ref(column)),
+        )
+      : match.id;
+  const before = search.beforeKey === null ? sql`` : sql`AND ${sortKey} < ${search.beforeKey}`;
+  const { rows } = await sql<FoundFile>`
+    SELECT f.id, ${sortKey} AS sort_key FROM file_search s JOIN files f ON f.id = ${match.id}
      WHERE ${match.condition}
        AND f.area_tag IN (${sql.join(search.areaTags.map((areaTag) => sql`${areaTag}`))}) ${before}
-     ORDER BY ${match.id} DESC
+     ORDER BY sort_key DESC
      LIMIT ${search.limit}`.execute(db);
-  return rows.map((row) => Number(row.id));
+  return rows.map((row) => ({ id: Number(row.id), sortKey: Number(row.sortKey) }));
 }

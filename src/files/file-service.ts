@@ -7,7 +7,7 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config/load-config.js';
 import { mapPage, type Page, type PageRequest } from '../db/keyset.js';
 import { BadRequestError, NotFoundError } from '../errors.js';
-import { parseQueryParameter } from '../search/search-query.js';
+import { parseQueryParameter, type SearchOrder } from '../search/search-query.js';
 import { searchSnippet } from '../search/snippet.js';
 import { presentText, stripAnsi } from '../text/strip-ansi.js';
 import { importLocalFile, ingestReceivedFile } from './file-import.js';
@@ -109,8 +109,17 @@ export interface FoundFile extends FileRecord {
 }
 
 /** The cursor list id of a file search: a cursor of one search is refused by any other. */
-export function fileSearchListId(search: { readonly q: string; readonly areaTag?: string | undefined }): string {
-  return `files-search:${JSON.stringify([search.q, search.areaTag])}`;
+export function fileSearchListId(search: FileSearchRequest): string {
+  return `files-search:${JSON.stringify([search.q, search.areaTag, search.sort ?? 'newest'])}`;
+}
+
+/** The parameters of `GET /files/search` but the page. */
+export interface FileSearchRequest {
+  readonly q: string;
+  /** A glob on area tags (`pub_*`). */
+  readonly areaTag?: string | undefined;
+  /** Newest first unless `relevance`. */
+  readonly sort?: SearchOrder | undefined;
 }
 
 export interface FileService {
@@ -118,12 +127,12 @@ export interface FileService {
   listAreas(caller: Caller, shouldStrip?: boolean): Promise<FileAreaSummary[]>;
   getArea(caller: Caller, areaTag: string, shouldStrip?: boolean): Promise<FileAreaSummary>;
   /**
-   * Files that match a search over name, descriptions and hash tags, newest first, in the
-   * areas the caller may browse (narrowed by an area glob); a bad query is a 400.
+   * Files that match a search over name, descriptions and hash tags, newest or most relevant
+   * first, in the areas the caller may browse (narrowed by an area glob); a bad query is a 400.
    */
   searchFiles(
     caller: Caller,
-    search: { readonly q: string; readonly areaTag?: string | undefined },
+    search: FileSearchRequest,
     page: PageRequest,
     shouldStrip?: boolean,
   ): Promise<Page<FoundFile>>;
@@ -210,7 +219,7 @@ export function createFileService(deps: {
       }
       // Nothing the caller may browse: the database is not asked, so hidden areas cannot show.
       if (areaTags.length === 0) return { items: [], nextKey: null };
-      const files = await store.searchFiles(query, areaTags, page);
+      const files = await store.searchFiles(query, areaTags, search.sort ?? 'newest', page);
       return mapPage(files, (file) => ({
         ...presentRecord(file, shouldStrip),
         snippet: searchSnippet(stripAnsi(`${file.desc}\n${file.descLong}`), query),

@@ -1,10 +1,10 @@
 import type { Database, Executor } from '../db/database.js';
 import { type Page, type PageRequest, pageFromRows, rowsToFetch } from '../db/keyset.js';
 import { ConflictError } from '../errors.js';
-import type { SearchQuery } from '../search/search-query.js';
+import type { SearchOrder, SearchQuery } from '../search/search-query.js';
 import type { UserStore } from '../users/user-store.js';
 import { withClashSuffix } from './file-name.js';
-import { findFileIds, indexFiles, unindexFile } from './file-search-index.js';
+import { findFiles, indexFiles, unindexFile } from './file-search-index.js';
 
 /** A file record as the API shows it (decisions.md, "Element shapes"), before ANSI stripping. */
 export interface FileRecord {
@@ -173,17 +173,33 @@ export function createFileStore(database: Pick<Database, 'db' | 'dialect'>, user
       return pageFromRows(rows, page, (row) => row.id, toStoredFile);
     },
 
-    /** The files of the given areas that match a search, newest first (fileId descending), one keyset page. */
-    async searchFiles(query: SearchQuery, areaTags: readonly string[], page: PageRequest): Promise<Page<StoredFile>> {
-      const ids = await findFileIds(db, dialect, {
+    /** The files of the given areas that match a search, in the search's order, one keyset page. */
+    async searchFiles(
+      query: SearchQuery,
+      areaTags: readonly string[],
+      sort: SearchOrder,
+      page: PageRequest,
+    ): Promise<Page<StoredFile>> {
+      const found = await findFiles(db, dialect, {
         query,
         areaTags,
-        beforeId: page.afterKey,
+        sort,
+        beforeKey: page.afterKey,
         limit: rowsToFetch(page),
       });
-      if (ids.length === 0) return { items: [], nextKey: null };
-      const rows = await selectFiles(db).where('files.id', 'in', ids).orderBy('files.id', 'desc').execute();
-      return pageFromRows(rows, page, (row) => row.id, toStoredFile);
+      const ids = pageFromRows(
+        found,
+        page,
+        (file) => file.sortKey,
+        (file) => file.id,
+      );
+      if (ids.items.length === 0) return { items: [], nextKey: null };
+      const rows = await selectFiles(db)
+        .where('files.id', 'in', [...ids.items])
+        .execute();
+      const byId = new Map(rows.map((row) => [row.id, toStoredFile(row)]));
+      // A file removed between the two queries is left out of the page; the cursor stays right.
+      return { items: ids.items.flatMap((id) => byId.get(id) ?? []), nextKey: ids.nextKey };
     },
 
     /** Files and their bytes on the whole board, from the per-area counters. */

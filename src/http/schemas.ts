@@ -32,6 +32,16 @@ export function ProblemResponses(...statuses: number[]) {
 }
 
 /** The `q` of a search endpoint: the one query language of messages and files. */
+/** `sort` of a search. */
+export const SearchSort = Type.Optional(
+  Type.Union([Type.Literal('newest'), Type.Literal('relevance')], {
+    description:
+      '`newest` (the default): newest first. `relevance`: the most relevant first (how often the terms ' +
+      'occur, for a short text more than a long one), the newest first among equals. Either order pages ' +
+      'with a cursor without repeating or skipping an item, even while messages are posted.',
+  }),
+);
+
 export const SearchQ = Type.String({
   maxLength: 4096,
   description:

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Dialect, Executor } from '../db/database.js';
-import { addToIndex, clearIndex, indexMatch, removeFromIndex } from '../db/full-text-index.js';
-import type { SearchQuery } from '../search/search-query.js';
+import { addToIndex, clearIndex, indexMatch, relevanceSortKey, removeFromIndex } from '../db/full-text-index.js';
+import type { SearchOrder, SearchQuery } from '../search/search-query.js';
 import type { MessageSummary } from './message-store.js';
 
 /** What the message index holds of a message: its subject and body. */
@@ -71,25 +71,33 @@ export interface MessageSearch {
   /** RFC 3339 UTC with milliseconds, as stored. */
   readonly since: string | null;
   readonly until: string | null;
-  /** Newest first: only messages below this id (the cursor). */
-  readonly beforeId: number | null;
+  /** `newest`: by id; `relevance`: by relevanceSortKey (score, then id). Both descending. */
+  readonly sort: SearchOrder;
+  /** Only messages whose sort key is below this one (the cursor). */
+  readonly beforeKey: number | null;
   readonly limit: number;
 }
 
-/** A message a search found: its summary and its body (for the snippet). */
+/** A message a search found: its summary, its body (for the snippet) and its key in the search's order. */
 export interface FoundMessage extends MessageSummary {
   readonly body: string;
+  readonly sortKey: number;
 }
 
 /**
- * Live messages of the given areas that match, newest first. On SQLite the FTS5 index hands
- * out its matches in descending id order, so a page stops after `limit` rows that pass the
- * filters; on PostgreSQL the GIN index finds the matches and the newest `limit` are kept.
+ * Live messages of the given areas that match, newest or most relevant first. Newest first on
+ * SQLite, the FTS5 index hands out its matches in descending id order, so a page stops after
+ * `limit` rows that pass the filters; on PostgreSQL the GIN index finds the matches and the
+ * newest `limit` are kept. By relevance every match that passes the filters is scored.
  */
 export async function findMessages(db: Executor, dialect: Dialect, search: MessageSearch): Promise<FoundMessage[]> {
   const match = await indexMatch(db, dialect, 'message_search', search.query);
   if (match === null) return [];
   const searchId = match.id;
+  const sortKey =
+    search.sort === 'relevance'
+      ? relevanceSortKey(dialect, search.query, searchId, [sql.ref('m.subject'), sql.ref('m.body')])
+      : searchId;
   const filters = [
     sql`m.area_tag IN (${sql.join(search.areaTags.map((areaTag) => sql`${areaTag}`))})`,
     sql`m.deleted_at IS NULL`,
@@ -97,14 +105,15 @@ export async function findMessages(db: Executor, dialect: Dialect, search: Messa
     ...(search.to === null ? [] : [sql`lower(m.to_user_name) = lower(${search.to})`]),
     ...(search.since === null ? [] : [sql`m.timestamp >= ${search.since}`]),
     ...(search.until === null ? [] : [sql`m.timestamp <= ${search.until}`]),
-    ...(search.beforeId === null ? [] : [sql`${searchId} < ${search.beforeId}`]),
+    ...(search.beforeKey === null ? [] : [sql`${sortKey} < ${search.beforeKey}`]),
   ];
   const { rows } = await sql<FoundMessage>`
     SELECT m.id AS message_id, m.uuid, m.area_tag, m.reply_to_message_id, m.to_user_name, m.from_user_name,
-           m.subject, m.timestamp, m.body
+           m.subject, m.timestamp, m.body, ${sortKey} AS sort_key
       FROM message_search s JOIN messages m ON m.id = ${searchId}
      WHERE ${match.condition} AND ${sql.join(filters, sql` AND `)}
-     ORDER BY ${searchId} DESC
+     ORDER BY sort_key DESC
      LIMIT ${search.limit}`.execute(db);
-  return rows;
+  // PostgreSQL answers a bigint key as text.
+  return rows.map((row) => ({ ...row, sortKey: Number(row.sortKey) }));
 }

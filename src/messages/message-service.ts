@@ -6,7 +6,7 @@ import type { Clock } from '../clock.js';
 import { mapPage, type Page, type PageRequest } from '../db/keyset.js';
 import { createDerivedMemo } from '../derived-memo.js';
 import { BadRequestError, ForbiddenError, NotFoundError, UnauthorizedError } from '../errors.js';
-import { parseQueryParameter } from '../search/search-query.js';
+import { parseQueryParameter, type SearchOrder } from '../search/search-query.js';
 import { searchSnippet } from '../search/snippet.js';
 import { presentText, stripAnsi } from '../text/strip-ansi.js';
 import type { UserStore } from '../users/user-store.js';
@@ -80,6 +80,8 @@ export interface MessageSearchRequest {
   /** RFC 3339 */
   readonly since?: string | undefined;
   readonly until?: string | undefined;
+  /** Newest first unless `relevance`. */
+  readonly sort?: SearchOrder | undefined;
 }
 
 export interface NewPost {
@@ -93,8 +95,8 @@ const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{
 
 /** The cursor list id of a search: a cursor of one search is refused by any other. */
 export function messageSearchListId(search: MessageSearchRequest): string {
-  const { q, confTag, areaTag, from, to, since, until } = search;
-  return `messages-search:${JSON.stringify([q, confTag, areaTag, from, to, since, until])}`;
+  const { q, confTag, areaTag, from, to, since, until, sort = 'newest' } = search;
+  return `messages-search:${JSON.stringify([q, confTag, areaTag, from, to, since, until, sort])}`;
 }
 
 /** The cursor list id of the thread of message `uuid`: a cursor of another thread's pages is refused. */
@@ -302,6 +304,7 @@ export function createMessageService(deps: {
         to: search.to ?? null,
         since: search.since === undefined ? null : new Date(search.since).toISOString(),
         until: search.until === undefined ? null : new Date(search.until).toISOString(),
+        sort: search.sort ?? 'newest',
       },
       request,
     );

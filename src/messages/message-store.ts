@@ -292,17 +292,17 @@ function messageQueries(db: Executor, dialect: Dialect, prepared: PreparedMessag
     },
 
     /** A newest-first page of the live messages that match a search (see message-search-index.ts). */
-    async searchMessages(search: Omit<MessageSearch, 'beforeId' | 'limit'>, request: PageRequest) {
+    async searchMessages(search: Omit<MessageSearch, 'beforeKey' | 'limit'>, request: PageRequest) {
       const rows = await findMessages(db, dialect, {
         ...search,
-        beforeId: request.afterKey,
+        beforeKey: request.afterKey,
         limit: rowsToFetch(request),
       });
       return pageFromRows(
         rows,
         request,
-        (row) => row.messageId,
-        (row) => row,
+        (row) => row.sortKey,
+        ({ sortKey: _, ...row }) => row,
       );
     },
 

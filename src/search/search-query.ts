@@ -30,6 +30,10 @@ export interface SearchTerm {
   readonly isPrefix: boolean;
 }
 
+/** The orders a search can answer in: newest first (the default), or most relevant first. */
+export const SEARCH_ORDERS = ['newest', 'relevance'] as const;
+export type SearchOrder = (typeof SEARCH_ORDERS)[number];
+
 export interface SearchQuery {
   /** Every group must match; a group matches when any of its terms does (`a b OR c` → `[[a], [b, c]]`). */
   readonly groups: readonly (readonly SearchTerm[])[];

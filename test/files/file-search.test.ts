@@ -97,6 +97,23 @@ describeEachDialect('file search', (dialect) => {
     ]);
   });
 
+  it('sorts by relevance over name, descriptions and hash tags, paging without repeats', async () => {
+    await store('public_files', 'otter-otter.txt', 'r1', 'otter otter otter', 'otter');
+    await store('public_files', 'notes.txt', 'r2', 'A note about an otter');
+    await store('public_files', 'river.txt', 'r3', 'Otter pictures from the river bank in the summer');
+    expect(await names(`${q('otter')}&sort=relevance`)).toEqual(['otter-otter.txt', 'notes.txt', 'river.txt']);
+    expect(await names(`${q('otter')}&sort=newest`)).toEqual(['river.txt', 'notes.txt', 'otter-otter.txt']);
+    const walked: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const after: string = cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`;
+      const page = (await search(`${q('otter')}&sort=relevance&limit=1${after}`)).json() as FoundPage;
+      walked.push(...page.data.map((found) => found.fileName));
+      cursor = page.meta.nextCursor;
+    } while (cursor !== null);
+    expect(walked).toEqual(['otter-otter.txt', 'notes.txt', 'river.txt']);
+  });
+
   it('refuses a bad query with 400, and forgets a removed file', async () => {
     for (const text of ['', '-modem', 'a'.repeat(257)]) {
       const response = await search(q(text));

@@ -261,12 +261,19 @@ describe('baud message import', () => {
     const bad = await runBaud(['message', 'search', '--config', config, '--', '-walrus'], { cwd: dir });
     expect(bad.code).toBe(1);
     expect(bad.stderr).toBe('baud: q has no words to search for.\n');
+    const badSort = await runBaud(['message', 'search', 'walrus', '--sort', 'oldest', '--config', config], {
+      cwd: dir,
+    });
+    expect(badSort.code).toBe(1);
+    expect(badSort.stderr).toBe('baud: --sort must be one of: newest, relevance\n');
 
     const reindexed = await runBaud(['message', 'reindex', '--config', config, '--json'], { cwd: dir });
     expect(reindexed.code).toBe(0);
     const { indexed } = JSON.parse(reindexed.stdout) as { indexed: number };
     expect(reindexed.stderr).toMatch(new RegExp(`^indexed ${indexed} / ${indexed} messages \\(\\d[\\d,]*/s\\)\\n$`));
-    const again = await runBaud(['message', 'search', 'walrus', '--config', config, '--json'], { cwd: dir });
+    const again = await runBaud(['message', 'search', 'walrus', '--sort', 'relevance', '--config', config, '--json'], {
+      cwd: dir,
+    });
     expect(JSON.parse(again.stdout)).toHaveLength(1);
   });
 });

@@ -200,6 +200,55 @@ describeEachDialect('message search', (dialect) => {
     ).toBe(400);
   });
 
+  it('sorts by relevance: more hits first, a short text before a long one, pages that never repeat or skip', async () => {
+    const filler = Array.from({ length: 300 }, (_, index) => `filler${index}`).join(' ');
+    await seedMessages(board, 'general', [
+      { subject: 'Rel long once', body: `walrus ${filler}` },
+      { subject: 'Rel thrice', body: 'walrus walrus walrus here' },
+      { subject: 'Rel once', body: 'one walrus here' },
+      { subject: 'Rel twice', body: 'walrus and a walrus' },
+      { subject: 'Rel subject', body: 'one walrus too' },
+    ]);
+    const byRelevance = ['Rel thrice', 'Rel twice', 'Rel subject', 'Rel once', 'Rel long once'];
+    expect(await subjects(`${q('walrus')}&sort=relevance`)).toEqual(byRelevance);
+    expect(await subjects(`${q('walrus')}&sort=newest`)).toEqual([
+      'Rel subject',
+      'Rel twice',
+      'Rel once',
+      'Rel thrice',
+      'Rel long once',
+    ]);
+    // Page by page, one at a time, while a better and a worse match arrive: each page goes on
+    // where the last stopped; the newcomers sort before (or after) the cursor and never repeat.
+    const walk = async (sort: string) => {
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const after: string = cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`;
+        const response = await search(`${q('walrus')}&sort=${sort}&limit=1${after}`);
+        expect(response.statusCode, response.body).toBe(200);
+        const page = response.json() as FoundPage;
+        seen.push(...page.data.map((found) => found.subject));
+        if (seen.length === 2) {
+          await seedMessages(board, 'general', [
+            { subject: 'Rel late best', body: 'walrus walrus walrus walrus' },
+            { subject: 'Rel late worst', body: `walrus ${filler} ${filler}` },
+          ]);
+        }
+        cursor = page.meta.nextCursor;
+      } while (cursor !== null);
+      return seen;
+    };
+    expect(await walk('relevance')).toEqual([...byRelevance, 'Rel late worst']);
+    // A cursor of one order is refused by the other.
+    const first = (await search(`${q('walrus')}&limit=1`)).json() as FoundPage;
+    const mixed = await search(
+      `${q('walrus')}&sort=relevance&limit=1&cursor=${encodeURIComponent(first.meta.nextCursor ?? '')}`,
+    );
+    expect(mixed.statusCode).toBe(400);
+    expect((await search(`${q('walrus')}&sort=oldest`)).statusCode).toBe(400);
+  });
+
   it('keeps the index in step with posts and deletions', async () => {
     const posted = await board.app.inject({
       method: 'POST',

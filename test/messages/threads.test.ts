@@ -296,7 +296,8 @@ describeEachDialect('threads migration on an existing board', (dialect) => {
         to: null,
         since: null,
         until: null,
-        beforeId: null,
+        sort: 'newest',
+        beforeKey: null,
         limit: 10,
       });
       expect(found.map((message) => message.messageId)).toEqual([5, 3]);

@@ -19,7 +19,7 @@ import {
   shouldStripAnsi,
   wholeListReply,
 } from '../pagination.js';
-import { ProblemResponses, SearchQ } from '../schemas.js';
+import { ProblemResponses, SearchQ, SearchSort } from '../schemas.js';
 import {
   closeUnfinishedUpload,
   guardUploadBody,
@@ -97,7 +97,7 @@ const FileSearchQuery = Type.Object({
   ...ListQuery.properties,
   q: SearchQ,
   areaTag: Type.Optional(Type.String({ maxLength: 256, description: 'Only areas whose tag matches this glob.' })),
-  sort: Type.Optional(Type.Literal('newest', { description: 'Newest first (the default and, for now, only order).' })),
+  sort: SearchSort,
 });
 
 const AreaTagParams = Type.Object({ areaTag: Type.String({ minLength: 1, maxLength: 64 }) });
@@ -282,7 +282,7 @@ export async function fileRoutes(parent: FastifyInstance, options: { board: Boar
         summary: 'Search files',
         description:
           'Full-text search of the file names, descriptions and hash tags of every area you may browse ' +
-          '(anonymous callers: the public areas), newest first, keyset-paginated; the same query language as ' +
+          '(anonymous callers: the public areas), newest or most relevant first, keyset-paginated; the same query language as ' +
           'message search.',
         querystring: FileSearchQuery,
         response: { 200: ListEnvelope(FoundFile), ...ProblemResponses() },

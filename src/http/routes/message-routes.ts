@@ -12,7 +12,7 @@ import {
   shouldStripAnsi,
   wholeListReply,
 } from '../pagination.js';
-import { ProblemResponses, SearchQ } from '../schemas.js';
+import { ProblemResponses, SearchQ, SearchSort } from '../schemas.js';
 import { serializedAnswerSender } from '../serialized-answer.js';
 
 const Timestamp = Type.String({ format: 'date-time' });
@@ -87,7 +87,7 @@ const SearchQueryParams = Type.Object({
   to: Type.Optional(Type.String({ maxLength: 256, description: 'Addressee, exact, case-insensitive.' })),
   since: Type.Optional(Type.String({ format: 'date-time', description: 'Posted at or after (RFC 3339).' })),
   until: Type.Optional(Type.String({ format: 'date-time', description: 'Posted at or before (RFC 3339).' })),
-  sort: Type.Optional(Type.Literal('newest', { description: 'Newest first (the default and, for now, only order).' })),
+  sort: SearchSort,
 });
 
 const AreaMessagesQuery = Type.Object({
@@ -301,7 +301,7 @@ export function registerMessageRoutes(fastify: FastifyInstance, board: Board): v
         summary: 'Search messages',
         description:
           'Full-text search of the live messages of every area you may read (anonymous callers: the public ' +
-          'areas), newest first, keyset-paginated. A hidden area is never searched: it shows in no answer, count ' +
+          'areas), newest or most relevant first, keyset-paginated. A hidden area is never searched: it shows in no answer, count ' +
           'or snippet.',
         querystring: SearchQueryParams,
         response: { 200: ListEnvelope(FoundMessageSchema), ...ProblemResponses(404) },
