@@ -7,6 +7,7 @@ import type { CeilingServer } from './ceiling.js';
 import type { Cleanup } from './cleanup.js';
 import { JSON_HEADERS, logIn, requestJson } from './http-client.js';
 import type { LoadDriver } from './load-driver.js';
+import { THREAD_LEVELS, THREAD_MESSAGES } from './message-fixture.js';
 import { peakResidentBytes } from './process-memory.js';
 import type { Progress } from './progress.js';
 import { issueScenarios, measureRequestScenario } from './request-scenarios.js';
@@ -14,6 +15,11 @@ import { measureDownload, measureUpload, type TransferFile } from './transfers.j
 
 interface MessagePage {
   readonly data: readonly { readonly uuid: string; readonly messageId: number }[];
+  readonly meta: { readonly nextCursor: string | null };
+}
+
+interface ThreadPage {
+  readonly data: readonly { readonly depth: number }[];
   readonly meta: { readonly nextCursor: string | null };
 }
 
@@ -33,12 +39,14 @@ async function walkArea(apiUrl: string, accessToken: string, progress: Progress)
   let pages = 0;
   let messagesSeen = 0;
   let lastPageSize = 0;
+  let oldestUuid: string | undefined;
   for (;;) {
     const query: string = cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`;
     const page: MessagePage = await requestJson<MessagePage>(`${apiUrl}${listPath}?limit=${WALK_LIMIT}${query}`, 200, {
       headers,
     });
     pages += 1;
+    oldestUuid ??= page.data[0]?.uuid;
     messagesSeen += page.data.length;
     lastPageSize = page.data.length;
     if (pages % 200 === 0)
@@ -47,13 +55,36 @@ async function walkArea(apiUrl: string, accessToken: string, progress: Progress)
     cursor = page.meta.nextCursor;
     cursors.push(cursor);
   }
-  if (cursor === null) throw new Error('the area has a single page: no deep cursor');
+  if (cursor === null || oldestUuid === undefined) throw new Error('the area has a single page: no deep cursor');
   return {
+    oldestUuid,
     deepCursor: cursor,
     cursors,
     walk: { pages, messagesSeen, seconds: (performance.now() - started) / 1000 },
     deepPageAfterMessage: messagesSeen - lastPageSize,
   };
+}
+
+/**
+ * Follows the big thread of the fixture (rooted at its first message) page by page, counting
+ * its messages and its deepest level, and returns the path of its last page.
+ */
+async function walkThread(apiUrl: string, accessToken: string, rootUuid: string) {
+  const headers = { authorization: `Bearer ${accessToken}` };
+  const threadPath = `/messages/${rootUuid}/thread`;
+  let cursor: string | null = null;
+  let lastPath = threadPath;
+  let messagesSeen = 0;
+  let deepest = 0;
+  for (;;) {
+    const path: string = cursor === null ? threadPath : `${threadPath}?cursor=${encodeURIComponent(cursor)}`;
+    const page: ThreadPage = await requestJson<ThreadPage>(`${apiUrl}${path}`, 200, { headers });
+    messagesSeen += page.data.length;
+    deepest = page.data.reduce((most, message) => Math.max(most, message.depth), deepest);
+    if (page.meta.nextCursor === null) return { firstPath: threadPath, lastPath, messagesSeen, levels: deepest + 1 };
+    lastPath = path;
+    cursor = page.meta.nextCursor;
+  }
 }
 
 /** Page sizes of the spread scenario: with every walk cursor, each one a different page to remember. */
@@ -176,12 +207,21 @@ export async function runDatabase(options: {
   const bearer = async () => ({ authorization: `Bearer ${await freshToken()}` });
 
   const statistics = await gatherStatistics(board, apiUrl, await bearer(), progress);
-  const { deepCursor, cursors, walk, deepPageAfterMessage } = await walkArea(apiUrl, await freshToken(), progress);
+  const { oldestUuid, deepCursor, cursors, walk, deepPageAfterMessage } = await walkArea(
+    apiUrl,
+    await freshToken(),
+    progress,
+  );
   progress.log(
     `  walked ${walk.pages.toLocaleString('en-US')} pages (${walk.messagesSeen.toLocaleString('en-US')} messages) in ${walk.seconds.toFixed(1)} s`,
   );
   if (walk.messagesSeen !== settings.messageCount) {
     problems.push(`walking the area saw ${walk.messagesSeen} messages, not ${settings.messageCount}`);
+  }
+  const thread = await walkThread(apiUrl, await freshToken(), oldestUuid);
+  progress.log(`  the big thread: ${thread.messagesSeen.toLocaleString('en-US')} messages, ${thread.levels} levels`);
+  if (thread.messagesSeen !== THREAD_MESSAGES || thread.levels !== THREAD_LEVELS) {
+    problems.push(`the big thread holds ${thread.messagesSeen} messages in ${thread.levels} levels`);
   }
   const deepPath = `${listPath}?cursor=${encodeURIComponent(deepCursor)}`;
   const deepPage = await requestJson<MessagePage>(`${apiUrl}${deepPath}`, 200, { headers: await bearer() });
@@ -201,6 +241,8 @@ export async function runDatabase(options: {
     deepPageAfterMessage,
     rareWord: String(Math.floor(settings.messageCount / 3)),
     pointerAfterMessage,
+    threadFirstPath: thread.firstPath,
+    threadLastPath: thread.lastPath,
     areaPath: `/messages/areas/${MESSAGE_AREA}`,
     spreadPaths: spreadPagePaths(cursors),
     detailUuid: detailUuid ?? 'missing',

@@ -126,6 +126,9 @@ export function issueScenarios(board: {
   readonly detailUuid: string;
   /** A word in exactly one message of the area (its line number). */
   readonly rareWord: string;
+  /** The first and the last page of a 10,000-message, 50-level thread. */
+  readonly threadFirstPath: string;
+  readonly threadLastPath: string;
   /** The reader's new-scan pointer sits here: the area's unreadCount is an index count of the rest. */
   readonly pointerAfterMessage: number;
   readonly areaPath: string;
@@ -174,6 +177,9 @@ export function issueScenarios(board: {
         board.areaPath,
         await board.bearer(),
       ),
+    async () =>
+      get('thread-first', 'first page of a 10,000-message thread, JWT', board.threadFirstPath, await board.bearer()),
+    async () => get('thread-last', 'last page of that thread, JWT', board.threadLastPath, await board.bearer()),
     async () =>
       get(
         'search-rare',

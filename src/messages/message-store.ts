@@ -185,6 +185,33 @@ export function areaPageQuery(db: Db, p: AreaPageParams) {
     .limit(p.limit);
 }
 
+/**
+ * One page of a thread in depth-first order, after message `afterId` (null: the first page):
+ * a range scan of `messages_thread` (thread_root_id, thread_path) from that message's place,
+ * each message's live replies counted in `messages_reply_live` — so any page of any thread
+ * costs the same (test/db/query-plans.test.ts checks the plans).
+ */
+export function threadPageQuery(db: Db, p: { threadRootId: number; afterId: number | null; limit: number }) {
+  const { threadRootId, afterId } = p;
+  return db
+    .selectFrom('messages as m')
+    .select([...SUMMARY_COLUMNS.map((column) => `m.${column}` as const), 'm.threadPath'])
+    .select(liveReplyCount)
+    .where('m.threadRootId', '=', threadRootId)
+    .where('m.deletedAt', 'is', null)
+    .$if(afterId !== null, (query) =>
+      query.where('m.threadPath', '>', (eb) =>
+        eb
+          .selectFrom('messages as last')
+          .select('last.threadPath')
+          .where('last.id', '=', afterId as number)
+          .where('last.threadRootId', '=', threadRootId),
+      ),
+    )
+    .orderBy('m.threadPath')
+    .limit(p.limit);
+}
+
 /** The live replies of message `m`, counted by the reply index: a column of a query over `messages as m`. */
 function liveReplyCount(eb: ExpressionBuilder<Tables & { m: MessagesTable }, 'm'>) {
   return eb
@@ -260,25 +287,11 @@ function messageQueries(db: Executor, dialect: Dialect, prepared: PreparedMessag
      * message, whose id is the key. Each message's live replies are counted by index.
      */
     async threadPage(threadRootId: number, request: PageRequest): Promise<Page<ThreadMessage>> {
-      const afterId = request.afterKey;
-      const rows = await db
-        .selectFrom('messages as m')
-        .select([...SUMMARY_COLUMNS.map((column) => `m.${column}` as const), 'm.threadPath'])
-        .select(liveReplyCount)
-        .where('m.threadRootId', '=', threadRootId)
-        .where('m.deletedAt', 'is', null)
-        .$if(afterId !== null, (query) =>
-          query.where('m.threadPath', '>', (eb) =>
-            eb
-              .selectFrom('messages as last')
-              .select('last.threadPath')
-              .where('last.id', '=', afterId as number)
-              .where('last.threadRootId', '=', threadRootId),
-          ),
-        )
-        .orderBy('m.threadPath')
-        .limit(rowsToFetch(request))
-        .execute();
+      const rows = await threadPageQuery(db, {
+        threadRootId,
+        afterId: request.afterKey,
+        limit: rowsToFetch(request),
+      }).execute();
       return pageFromRows(
         rows,
         request,

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { importMessages } from '../../src/messages/message-import.js';
-import { areaPageQuery } from '../../src/messages/message-store.js';
+import { areaPageQuery, threadPageQuery } from '../../src/messages/message-store.js';
 import { linesOf } from '../messages/message-fixture.js';
 import { createTestBoard, describeEachDialect, type TestBoard } from '../support/test-board.js';
 
@@ -29,14 +29,24 @@ describeEachDialect('query plans and statement limits', (dialect) => {
     board = await createTestBoard(dialect, {
       config: {
         ...(dialect === 'postgres' ? { database: { statementTimeoutSeconds: 1 } } : {}),
-        messageConferences: { main: { name: 'Main', areas: { big: { name: 'Big' }, small: { name: 'Small' } } } },
+        messageConferences: {
+          main: { name: 'Main', areas: { big: { name: 'Big' }, small: { name: 'Small' }, talk: { name: 'Talk' } } },
+        },
       },
     });
     const line = (n: number) =>
       JSON.stringify({ from: 'Importer', subject: `Message ${n}`, body: 'Text', timestamp: '2024-01-01T00:00:00Z' });
     await importMessages(board.board, 'small', linesOf(Array.from({ length: 200 }, (_, n) => line(n))));
     await importMessages(board.board, 'big', linesOf(Array.from({ length: MESSAGES }, (_, n) => line(n))));
+    // One thread: a chain 30 deep, and every other message a reply to one of the chain's.
+    const reply = (n: number) => {
+      const replyTo = n === 0 ? undefined : n < 30 ? n : (n % 29) + 1;
+      return JSON.stringify({ ...JSON.parse(line(n)), ...(replyTo === undefined ? {} : { replyTo }) });
+    };
+    await importMessages(board.board, 'talk', linesOf(Array.from({ length: 600 }, (_, n) => reply(n))));
+    threadRootId = MESSAGES + 200 + 1;
   });
+  let threadRootId = 0;
   afterAll(async () => {
     await board?.close();
   });
@@ -80,6 +90,29 @@ describeEachDialect('query plans and statement limits', (dialect) => {
     expect(nodes.map((node) => node['Node Type'])).toEqual(['Limit', 'Index Scan']);
     // (area_tag, id) of the live messages, or the primary key when the page's id range is the narrower one.
     expect(['messages_area_live', 'messages_pkey']).toContain(nodes[1]?.['Index Name']);
+  });
+
+  it.each([
+    ['the first page', null],
+    ['a deep page', 4000 + 200 + 550],
+  ])('reads %s of a thread with index range scans: the thread index, and the live-reply index to count replies', async (_what, afterId) => {
+    const compiled = threadPageQuery(board.board.db, { threadRootId, afterId, limit: 26 }).compile();
+    const explain = dialect === 'sqlite' ? 'EXPLAIN QUERY PLAN' : 'EXPLAIN (FORMAT JSON)';
+    const { rows } = await board.board.db.executeQuery<Record<string, unknown>>({
+      ...compiled,
+      sql: `${explain} ${compiled.sql}`,
+    });
+    const indexes =
+      dialect === 'sqlite'
+        ? rows.flatMap((row) => /USING (?:COVERING )?INDEX (\w+)/.exec(String(row.detail))?.[1] ?? [])
+        : nodesOf((rows[0]?.['QUERY PLAN'] as [{ Plan: PlanNode }])[0].Plan).flatMap(
+            (node) => node['Index Name'] ?? [],
+          );
+    expect(indexes).toContain('messages_thread');
+    expect(indexes).toContain('messages_reply_live');
+    expect(rows.map((row) => JSON.stringify(row))).not.toContainEqual(
+      expect.stringMatching(/SCAN messages|Seq Scan|TEMP B-TREE/),
+    );
   });
 
   it('cancels a statement that runs past the statement timeout (PostgreSQL)', async () => {

@@ -5,6 +5,7 @@ import { loginAttemptsMigration } from './0002-login-attempts.js';
 import { newScanMigration } from './0003-new-scan.js';
 import { threadsMigration } from './0004-threads.js';
 import { searchMigration } from './0005-search.js';
+import { liveRepliesMigration } from './0006-live-replies.js';
 
 /**
  * Every migration, in order. Names are zero-padded so they sort; never rename or edit a
@@ -17,5 +18,6 @@ export function boardMigrations(dialect: Dialect): Record<string, Migration> {
     '0003-new-scan': newScanMigration,
     '0004-threads': threadsMigration(dialect),
     '0005-search': searchMigration(dialect),
+    '0006-live-replies': liveRepliesMigration,
   };
 }
