@@ -7,6 +7,7 @@ import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { type Board, openBoard } from './board.js';
 import type { Clock } from './clock.js';
 import type { Config } from './config/load-config.js';
+import { startLiveEvents } from './events/live-events.js';
 import { API_PREFIX } from './http/api-prefix.js';
 import { installAuthHook } from './http/auth-hook.js';
 import { installCaching } from './http/caching.js';
@@ -18,11 +19,13 @@ import { RequestLogController } from './http/request-log.js';
 import { compileRequestValidator } from './http/request-validation.js';
 import { installResponseHeaders, refuseWhileClosing } from './http/response-headers.js';
 import { authRoutes } from './http/routes/auth-routes.js';
+import { registerEventRoutes } from './http/routes/event-routes.js';
 import { fileRoutes } from './http/routes/file-routes.js';
 import { type NodeLifecycle, registerHealthRoutes } from './http/routes/health-routes.js';
 import { registerMessageRoutes } from './http/routes/message-routes.js';
 import { registerSystemRoutes } from './http/routes/system-routes.js';
 import { registerUserRoutes } from './http/routes/user-routes.js';
+import { registerWebhookRoutes } from './http/routes/webhook-routes.js';
 import { installSessionActivity } from './http/session-activity.js';
 import { logStream } from './logging/log-stream.js';
 import type { BoardMetrics, CountedRoutes } from './metrics/board-metrics.js';
@@ -50,6 +53,11 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Turns `/_baud/health/ready` to 503 while the node goes on serving (see `serveBoard`'s stop). */
     startDraining(): void;
+    /**
+     * Ends the event streams open now (their clients reconnect with Last-Event-ID). An injected
+     * request (`app.inject`) to `GET /events` answers only once its stream ends: this ends it.
+     */
+    endEventStreams(): void;
   }
 }
 
@@ -115,9 +123,30 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
   installProblemHandlers(app, allowedMethods);
   if (options.metrics) installRequestMetrics(app, options.metrics);
 
+  const live = web.restApi.enabled
+    ? await startLiveEvents(board, {
+        onError: (error) => app.log.error({ err: error }, 'live events: reading the event log failed'),
+        ...(options.metrics
+          ? { streams: options.metrics.eventStreams, webhookAttempts: options.metrics.webhookAttempts }
+          : {}),
+      })
+    : null;
+  // Streams end first: Fastify's close waits for every open response, and a stream never ends by itself.
+  app.addHook('preClose', (done) => {
+    live?.streams.closeAll();
+    done();
+  });
+  app.addHook('onClose', async () => {
+    await live?.stop();
+  });
+
+  app.decorate('endEventStreams', () => live?.streams.endOpen());
+
   const lifecycle: NodeLifecycle = { isDraining: false };
   app.decorate('startDraining', () => {
     lifecycle.isDraining = true;
+    // Their clients reconnect (with Last-Event-ID) through the balancer, to a node that stays.
+    live?.streams.closeAll();
   });
 
   // Outside the versioned API: a board with its API switched off still answers its balancer.
@@ -136,6 +165,8 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
         registerUserRoutes(api, board);
         registerMessageRoutes(api, board);
         await api.register(fileRoutes, { board });
+        if (live) registerEventRoutes(api, board, live);
+        registerWebhookRoutes(api, board);
       },
       { prefix: API_PREFIX },
     );

@@ -10,6 +10,8 @@ import type { Config } from './config/load-config.js';
 import { createCursorCodec } from './db/cursor-codec.js';
 import { type Database, migrateToLatest, openDatabase } from './db/database.js';
 import { loadOrCreateSecret } from './db/settings-store.js';
+import { createEventLog } from './events/event-log.js';
+import { createEventVisibility } from './events/event-visibility.js';
 import { openFileBase } from './files/file-service.js';
 import { createFileStore } from './files/file-store.js';
 import { createIdentityChanges, type IdentityChanges } from './identity-changes.js';
@@ -20,6 +22,8 @@ import { createSystemService } from './system/system-service.js';
 import { createSystemStore } from './system/system-store.js';
 import { createUserService } from './users/user-service.js';
 import { createUserStore } from './users/user-store.js';
+import { createWebhookService } from './webhooks/webhook-service.js';
+import { createWebhookStore } from './webhooks/webhook-store.js';
 
 /**
  * A running board: configuration, database, clock and the domain services built on them.
@@ -52,12 +56,14 @@ async function assembleBoard(config: Config, database: Database, clock: Clock, a
     : await loadOrCreateSecret(db, 'jwtSecret');
   const cursorSecret = await loadOrCreateSecret(db, 'cursorSecret');
   const refreshSuccessorSecret = await loadOrCreateSecret(db, 'refreshSuccessorSecret');
+  const webhookSecret = await loadOrCreateSecret(db, 'webhookSecret');
   const identityChanges = createIdentityChanges();
   const stores = createStores(database, clock, identityChanges);
+  const events = createEventLog({ database, clock, ...config.events });
   const users = createUserService({ store: stores.users, apiKeys: stores.apiKeys, config, clock });
   const access = createAreaAccess({ config, areas, clock });
-  const messages = createMessageService({ store: stores.messages, users: stores.users, clock, areas, access });
-  const files = await openFileBase({ store: stores.files, config, clock, areas, access });
+  const messages = createMessageService({ store: stores.messages, users: stores.users, clock, areas, access, events });
+  const files = await openFileBase({ store: stores.files, config, clock, areas, access, events });
   return {
     config,
     database,
@@ -73,11 +79,18 @@ async function assembleBoard(config: Config, database: Database, clock: Clock, a
       accessTokens: createAccessTokens(jwtSecret, clock),
       refreshSuccessorSecret,
       identityChanges,
+      events,
     }),
     users,
     areas,
     access,
+    /** The durable event log every change is recorded in, and who may see which event. */
+    events,
+    mayCallerSee: createEventVisibility({ config, areas, access }),
     messages,
+    webhooks: createWebhookService({ store: stores.webhooks, log: events, config, clock, boardSecret: webhookSecret }),
+    /** What the webhook sender of a serving node needs (see startLiveEvents). */
+    webhookSending: { store: stores.webhooks, boardSecret: webhookSecret },
     /** The message base's store itself, for bulk imports (`importMessages`), which bypass posting. */
     messageStore: stores.messages,
     files,
@@ -107,6 +120,7 @@ function createStores(database: Database, clock: Clock, identityChanges: Identit
     system: createSystemStore(db),
     messages: createMessageStore(database, clock),
     files: createFileStore(database, users),
+    webhooks: createWebhookStore(db),
   };
 }
 

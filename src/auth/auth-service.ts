@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/load-config.js';
 import { UnauthorizedError } from '../errors.js';
+import type { EventLog } from '../events/event-log.js';
 import type { SystemStore } from '../system/system-store.js';
 import type { UserStore } from '../users/user-store.js';
 import { usernameKey } from '../users/username.js';
@@ -46,11 +47,13 @@ export function createAuthService(deps: {
   users: UserStore;
   /** Every login is a call in the board's call log (last callers, call statistics). */
   calls: SystemStore;
+  /** Every login is a `user.login` event: a last-callers entry. */
+  events: EventLog;
   accessTokens: AccessTokens;
   refreshTokens: RefreshTokens;
   loginThrottle: LoginThrottle;
 }): AuthService {
-  const { clock, users, calls, accessTokens, refreshTokens, loginThrottle } = deps;
+  const { clock, users, calls, events, accessTokens, refreshTokens, loginThrottle } = deps;
   const { maxSessionsPerUser } = deps.config.contentServers.web.restApi;
   let lastPrunedAt = Number.NEGATIVE_INFINITY;
 
@@ -77,6 +80,7 @@ export function createAuthService(deps: {
         throw new UnauthorizedError('The username or password is incorrect.');
       }
       const nowIso = clock.now().toISOString();
+      const card = (await users.cardsOf([user.id])).get(user.id);
       const session = await users.transaction(async (trx) => {
         // First, because it locks the user's row: the user's logins then run one after the
         // other (SQLite runs one write transaction at a time anyway), so the session cap
@@ -94,6 +98,18 @@ export function createAuthService(deps: {
           maxSessions: maxSessionsPerUser,
         });
         await loginThrottle.recordSuccess(trx, reservation);
+        await events.append(trx, {
+          type: 'user.login',
+          areaTag: null,
+          userId: user.id,
+          data: {
+            userId: user.id,
+            username: card?.username ?? '',
+            location: card?.location ?? '',
+            affiliations: card?.affiliations ?? '',
+            timestamp: nowIso,
+          },
+        });
         return issued;
       });
       await pruneNowAndThen();

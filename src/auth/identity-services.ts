@@ -1,5 +1,6 @@
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/load-config.js';
+import type { EventLog } from '../events/event-log.js';
 import type { IdentityChanges } from '../identity-changes.js';
 import type { SystemStore } from '../system/system-store.js';
 import { createProfileService } from '../users/profile-service.js';
@@ -36,6 +37,8 @@ export function createIdentityServices(deps: {
   refreshSuccessorSecret: Uint8Array;
   /** What the stores report when a credential may stand for something else now. */
   identityChanges: IdentityChanges;
+  /** Each login is recorded as a `user.login` event. */
+  events: EventLog;
 }) {
   const { config, clock, stores, users, accessTokens } = deps;
   const refreshTokens = createRefreshTokens({
@@ -53,6 +56,7 @@ export function createIdentityServices(deps: {
       config,
       users: stores.users,
       calls: stores.system,
+      events: deps.events,
       accessTokens,
       refreshTokens,
       loginThrottle,

@@ -2,9 +2,11 @@ import { Command } from 'commander';
 import { BAUD_VERSION } from '../version.js';
 import { registerApiKeyCommands } from './api-key-commands.js';
 import { registerBoardCommands } from './board-commands.js';
+import { registerEventCommands } from './event-commands.js';
 import { registerFileCommands } from './file-commands.js';
 import { registerMessageCommands } from './message-commands.js';
 import { registerUserCommands } from './user-commands.js';
+import { registerWebhookCommands } from './webhook-commands.js';
 
 /** The `baud` command line: one registration call per domain. */
 export function createProgram(): Command {
@@ -18,5 +20,7 @@ export function createProgram(): Command {
   registerApiKeyCommands(program);
   registerMessageCommands(program);
   registerFileCommands(program);
+  registerWebhookCommands(program);
+  registerEventCommands(program);
   return program;
 }

@@ -114,6 +114,40 @@ export const ConfigSchema = Type.Object(
       },
       { ...Strict, default: {} },
     ),
+    // The event log behind GET /events and webhooks (docs/api-notes.md "Live events").
+    events: Type.Object(
+      {
+        /** Events older than this are pruned … */
+        retentionDays: Type.Number({ default: 7, exclusiveMinimum: 0, maximum: 3650 }),
+        /** … and only this many of the newest are kept. */
+        maxEvents: Type.Integer({ default: 100_000, minimum: 100, maximum: 100_000_000 }),
+        /** A comment line this often keeps idle streams (and the proxies on their way) open. */
+        heartbeatSeconds: Type.Number({ default: 15, exclusiveMinimum: 0, maximum: 3600 }),
+        /** Open streams per user (anonymous callers: per address) and per node; more → 429. */
+        maxStreamsPerUser: Type.Integer({ default: 5, minimum: 1, maximum: 1000 }),
+        maxStreamsPerNode: Type.Integer({ default: 1000, minimum: 1, maximum: 1_000_000 }),
+        /** How often a node reads the log when nothing woke it (other nodes' and CLI writes on SQLite). */
+        pollIntervalMs: Type.Integer({ default: 1000, minimum: 10, maximum: 60_000 }),
+      },
+      { ...Strict, default: {} },
+    ),
+    webhooks: Type.Object(
+      {
+        /** Let webhooks reach private, loopback and link-local addresses (a board's own network). */
+        allowPrivateTargets: Type.Boolean({ default: false }),
+        timeoutSeconds: Type.Number({ default: 10, exclusiveMinimum: 0, maximum: 60 }),
+        maxPerUser: Type.Integer({ default: 10, minimum: 1, maximum: 1000 }),
+        /** Retries: the first after this long, doubling up to retryMaxSeconds, each ±20% … */
+        retryBaseSeconds: Type.Number({ default: 10, exclusiveMinimum: 0, maximum: 86_400 }),
+        retryMaxSeconds: Type.Number({ default: 3600, exclusiveMinimum: 0, maximum: 86_400 }),
+        /** … until the webhook has failed this long, or this many times in a row: then it is deactivated. */
+        giveUpAfterHours: Type.Number({ default: 24, exclusiveMinimum: 0, maximum: 720 }),
+        maxConsecutiveFailures: Type.Integer({ default: 50, minimum: 1, maximum: 10_000 }),
+        /** Deliveries one node sends at once (to different webhooks). */
+        concurrency: Type.Integer({ default: 4, minimum: 1, maximum: 256 }),
+      },
+      { ...Strict, default: {} },
+    ),
     // Prometheus metrics on their own listener, never on the public port; off unless enabled.
     metrics: Type.Object(
       {

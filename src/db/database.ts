@@ -40,6 +40,12 @@ export interface Database {
    * Only a database opened with `timeQueries` times its queries; others refuse.
    */
   onQuery(listener: QueryListener): void;
+  /**
+   * PostgreSQL: calls `onNotify` for every NOTIFY on `channel`, heard on a connection of its own
+   * (outside the pool, reconnected a second after it drops). SQLite has no such thing: never
+   * called. Resolves once listening; the function it gives stops.
+   */
+  listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -135,6 +141,7 @@ function openSqlite(file: string, timer: QueryTimer): Database {
     schema: null,
     poolState: () => null,
     onQuery: timer.onQuery,
+    listen: async () => async () => {},
     close: () => db.destroy(),
   };
 }
@@ -232,7 +239,63 @@ async function openPostgres(
     throw error;
   }
   const poolState = () => ({ open: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
-  return { db, dialect: 'postgres', schema, poolState, onQuery: timer.onQuery, close: () => db.destroy() };
+  const listen = (channel: string, onNotify: () => void) =>
+    listenForNotifications(() => new pg.Client({ connectionString: parsed.toString() }), channel, onNotify);
+  return { db, dialect: 'postgres', schema, poolState, onQuery: timer.onQuery, listen, close: () => db.destroy() };
+}
+
+/** How long a dropped LISTEN connection waits before it connects again. */
+const RELISTEN_DELAY_MS = 1000;
+
+/**
+ * LISTEN on a client of its own, connecting again whenever the connection ends. A notification
+ * lost while it is down is no loss: the listener only wakes readers of the event log, which also
+ * read it on a timer.
+ */
+async function listenForNotifications(
+  newClient: () => pg.Client,
+  channel: string,
+  onNotify: () => void,
+): Promise<() => Promise<void>> {
+  let stopped = false;
+  let client: pg.Client | null = null;
+  let retry: NodeJS.Timeout | undefined;
+  const connect = async (): Promise<void> => {
+    const next = newClient();
+    client = next;
+    const again = () => {
+      if (stopped || client !== next) return;
+      client = null;
+      next.end().catch(() => {});
+      retry = setTimeout(() => connect().catch(again), RELISTEN_DELAY_MS);
+    };
+    next.on('error', again);
+    next.on('end', again);
+    next.on('notification', (message) => {
+      if (message.channel === channel) onNotify();
+    });
+    try {
+      await next.connect();
+      await next.query(`LISTEN "${channel}"`);
+    } catch (error) {
+      again();
+      throw error;
+    }
+    // Woken once on (re)connect: whatever was notified while down is read now.
+    onNotify();
+  };
+  const stop = async () => {
+    stopped = true;
+    clearTimeout(retry);
+    await client?.end().catch(() => {});
+  };
+  try {
+    await connect();
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return stop;
 }
 
 /**

@@ -20,6 +20,9 @@ export interface Tables {
   messagePointers: MessagePointersTable;
   fileAreas: FileAreasTable;
   files: FilesTable;
+  events: EventsTable;
+  webhooks: WebhooksTable;
+  webhookDeliveries: WebhookDeliveriesTable;
 }
 
 type Timestamp = string;
@@ -180,3 +183,50 @@ export interface FilesTable {
 }
 
 export type UserRow = Selectable<UsersTable>;
+
+/** The durable event log (src/events/event-log.ts). */
+export interface EventsTable {
+  id: Generated<number>;
+  type: string;
+  areaTag: string | null;
+  userId: number | null;
+  createdAt: Timestamp;
+  /** The event's data, JSON. */
+  data: string;
+}
+
+export interface WebhooksTable {
+  id: Generated<number>;
+  userId: number;
+  url: string;
+  /** JSON arrays: event types, area globs (empty: all). */
+  events: string;
+  areas: string;
+  description: string;
+  secretSalt: string;
+  createdAt: Timestamp;
+  deactivatedAt: Timestamp | null;
+  deactivationReason: string | null;
+  /** Every event up to this id has been delivered (or was not for this webhook). */
+  deliveredThrough: number;
+  /** Failed attempts at the next event. */
+  attempts: Generated<number>;
+  failingSince: Timestamp | null;
+  consecutiveFailures: Generated<number>;
+  nextAttemptAt: Timestamp;
+  /** The node sending now, and until when its claim holds. */
+  leaseOwner: string | null;
+  leaseUntil: Timestamp | null;
+}
+
+export interface WebhookDeliveriesTable {
+  id: Generated<number>;
+  webhookId: number;
+  eventId: number;
+  deliveryId: string;
+  attempt: number;
+  statusCode: number | null;
+  durationMs: number;
+  error: string | null;
+  attemptedAt: Timestamp;
+}

@@ -1,5 +1,6 @@
 import { createReadStream } from 'node:fs';
 import type { Clock } from '../clock.js';
+import type { Executor } from '../db/database.js';
 import { readArchiveDescriptions } from './archive-descriptions.js';
 import { detectArchiveType } from './archive-type.js';
 import { describeUpload } from './file-descriptions.js';
@@ -11,6 +12,8 @@ export interface IngestDeps {
   readonly store: FileStore;
   readonly storage: FileStorage;
   readonly clock: Clock;
+  /** Records the new file's event, last in its transaction. */
+  readonly onStored: (trx: Executor, stored: StoredFile) => Promise<void>;
 }
 
 /** What is known about a received file besides its bytes. */
@@ -72,6 +75,7 @@ export async function ingestReceivedFile(deps: IngestDeps, input: IngestInput): 
         await deps.storage.commit(received, fileId);
         committedFileId = fileId;
       },
+      deps.onStored,
     );
   } catch (error) {
     if (committedFileId !== null) await deps.storage.remove(received.storageTag, committedFileId).catch(() => {});

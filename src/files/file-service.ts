@@ -7,10 +7,11 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config/load-config.js';
 import { mapPage, type Page, type PageRequest } from '../db/keyset.js';
 import { BadRequestError, NotFoundError } from '../errors.js';
+import type { EventLog } from '../events/event-log.js';
 import { parseQueryParameter, type SearchOrder } from '../search/search-query.js';
 import { searchSnippet } from '../search/snippet.js';
 import { presentText, stripAnsi } from '../text/strip-ansi.js';
-import { importLocalFile, ingestReceivedFile } from './file-import.js';
+import { type IngestDeps, importLocalFile, ingestReceivedFile } from './file-import.js';
 import { type ByteRange, createFileStorage, type FileStorage, type ReceivedFile } from './file-storage.js';
 import type { FileRecord, FileStore, FileTotals, StoredFile } from './file-store.js';
 
@@ -84,6 +85,7 @@ export async function openFileBase(deps: {
   clock: Clock;
   areas: BoardAreas;
   access: AreaAccess;
+  events: EventLog;
 }) {
   const { requestTimeoutSeconds } = deps.config.contentServers.web;
   const storage = createFileStorage(deps.config.fileBase.storageTags, {
@@ -171,9 +173,23 @@ export function createFileService(deps: {
   areas: BoardAreas;
   access: AreaAccess;
   storage: FileStorage;
+  /** New and removed files are events, recorded in their own transactions. */
+  events: EventLog;
 }): FileService {
-  const { store, config, areas, access, storage, clock } = deps;
-  const ingestDeps = { store, storage, clock };
+  const { store, config, areas, access, storage, clock, events } = deps;
+  const ingestDeps: IngestDeps = {
+    store,
+    storage,
+    clock,
+    onStored: async (trx, stored) => {
+      await events.append(trx, {
+        type: 'file.created',
+        areaTag: stored.areaTag,
+        userId: null,
+        data: { ...presentRecord(stored, false) },
+      });
+    },
+  };
   const maxUploadBytes = config.fileBase.maxUploadBytes;
 
   function summarise(area: FileAreaDef, counts: ReadonlyMap<string, number>, shouldStrip: boolean): FileAreaSummary {
@@ -339,7 +355,10 @@ export function createFileService(deps: {
     },
 
     async removeFile(fileId) {
-      const file = await store.deleteFile(fileId);
+      const file = await store.deleteFile(fileId, async (trx, removed) => {
+        const data = { fileId: removed.fileId, areaTag: removed.areaTag, fileName: removed.fileName };
+        await events.append(trx, { type: 'file.deleted', areaTag: removed.areaTag, userId: null, data });
+      });
       if (!file) throw new NotFoundError(`No file ${fileId}.`);
       await storage.remove(file.storageTag, file.fileId);
       return presentRecord(file, false);

@@ -224,9 +224,13 @@ export function createFileStore(database: Pick<Database, 'db' | 'dialect'>, user
      * Records a new file and its counters (area, uploader) in one transaction. Same area + same
      * sha256 → `ConflictError` naming the existing fileId; a name clash gets a ` (n)` suffix.
      * `afterInsert(fileId)` runs inside the transaction (it puts the bytes in place), so a
-     * failure there leaves no row.
+     * failure there leaves no row; then `onStored` (the `file.created` event), last.
      */
-    async insertFile(file: NewFile, afterInsert: (fileId: number) => Promise<void>): Promise<StoredFile> {
+    async insertFile(
+      file: NewFile,
+      afterInsert: (fileId: number) => Promise<void>,
+      onStored: (trx: Executor, stored: StoredFile) => Promise<void>,
+    ): Promise<StoredFile> {
       return db.transaction().execute(async (trx) => {
         // First: the lock. A refused upload (409) rolls the counters back with everything else.
         await lockAreaAndCount(trx, file.areaTag, file.byteSize);
@@ -264,6 +268,7 @@ export function createFileStore(database: Pick<Database, 'db' | 'dialect'>, user
         await afterInsert(id);
         const stored = await findFile(trx, id);
         if (!stored) throw new Error(`file ${id} vanished inside its own transaction`);
+        await onStored(trx, stored);
         return stored;
       });
     },
@@ -280,8 +285,14 @@ export function createFileStore(database: Pick<Database, 'db' | 'dialect'>, user
       });
     },
 
-    /** Deletes a file's row and lowers its area's counters; returns the row, or null if unknown. */
-    async deleteFile(fileId: number): Promise<StoredFile | null> {
+    /**
+     * Deletes a file's row and lowers its area's counters, then `onDeleted` (the `file.deleted`
+     * event) in the same transaction; returns the row, or null if unknown.
+     */
+    async deleteFile(
+      fileId: number,
+      onDeleted: (trx: Executor, file: StoredFile) => Promise<void>,
+    ): Promise<StoredFile | null> {
       return db.transaction().execute(async (trx) => {
         const file = await findFile(trx, fileId);
         if (!file) return null;
@@ -295,6 +306,7 @@ export function createFileStore(database: Pick<Database, 'db' | 'dialect'>, user
           }))
           .where('areaTag', '=', file.areaTag)
           .execute();
+        await onDeleted(trx, file);
         return file;
       });
     },

@@ -11,6 +11,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Who is calling: resolved once per request, before any handler runs. */
     caller: Caller;
+    /** The credential `caller` was resolved from (null: anonymous), for a long request to check again. */
+    credential: Credential | null;
   }
 }
 
@@ -53,6 +55,7 @@ function assertCallerMay(board: Board, request: FastifyRequest, access: RouteAcc
  */
 export function installAuthHook(app: FastifyInstance, board: Board): void {
   app.decorateRequest<Caller, 'caller'>('caller', null as unknown as Caller);
+  app.decorateRequest('credential', null);
   app.addHook(
     'onRequest',
     syncHook((request) => {
@@ -65,6 +68,7 @@ export function installAuthHook(app: FastifyInstance, board: Board): void {
       // access token a client attaches to every request must not stop it from getting a fresh one.
       if (access === 'ownCredentials') return;
       const credential = credentialOf(request);
+      request.credential = credential;
       if (!credential) {
         assertCallerMay(board, request, access, request.caller);
         return;

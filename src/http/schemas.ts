@@ -31,7 +31,6 @@ export function ProblemResponses(...statuses: number[]) {
   return responses;
 }
 
-/** The `q` of a search endpoint: the one query language of messages and files. */
 /** `sort` of a search. */
 export const SearchSort = Type.Optional(
   Type.Union([Type.Literal('newest'), Type.Literal('relevance')], {
@@ -42,6 +41,7 @@ export const SearchSort = Type.Optional(
   }),
 );
 
+/** The `q` of a search endpoint: the one query language of messages and files. */
 export const SearchQ = Type.String({
   maxLength: 4096,
   description:

@@ -6,6 +6,7 @@ import type { Clock } from '../clock.js';
 import { mapPage, type Page, type PageRequest } from '../db/keyset.js';
 import { createDerivedMemo } from '../derived-memo.js';
 import { BadRequestError, ForbiddenError, NotFoundError, UnauthorizedError } from '../errors.js';
+import type { EventLog } from '../events/event-log.js';
 import { parseQueryParameter, type SearchOrder } from '../search/search-query.js';
 import { searchSnippet } from '../search/snippet.js';
 import { presentText, stripAnsi } from '../text/strip-ansi.js';
@@ -210,8 +211,10 @@ export function createMessageService(deps: {
   clock: Clock;
   areas: BoardAreas;
   access: AreaAccess;
+  /** Posts, deletions and pointer moves are events, recorded in their own transactions. */
+  events: EventLog;
 }): MessageService {
-  const { store, users, clock, areas, access } = deps;
+  const { store, users, clock, areas, access, events } = deps;
 
   /**
    * The caller's pointer and unread count in each area, in the order given. No pointer: every
@@ -372,7 +375,15 @@ export function createMessageService(deps: {
       access.readableMessageArea(caller, areaTag);
       const { user } = userOf(caller, 'keep a new-scan pointer');
       const lastReadMessageId = Math.min(requested, await store.highestMessageId(areaTag));
-      await store.setPointer(user.id, areaTag, lastReadMessageId, clock.now().toISOString());
+      await store.transaction(async (queries, trx) => {
+        await queries.setPointer(user.id, areaTag, lastReadMessageId, clock.now().toISOString());
+        await events.append(trx, {
+          type: 'pointer.updated',
+          areaTag,
+          userId: user.id,
+          data: { areaTag, lastReadMessageId },
+        });
+      });
       return { areaTag, lastReadMessageId, unreadCount: await store.countLiveAfter(areaTag, lastReadMessageId) };
     },
 
@@ -455,16 +466,19 @@ export function createMessageService(deps: {
           },
         ]);
         await users.incrementPostCount(trx, user.id);
-        return {
+        const summary: MessageSummary = {
           messageId,
           uuid,
           areaTag,
           replyToMessageId,
           toUserName,
           fromUserName: user.username,
-          subject: presentText(subject, shouldStrip),
+          subject,
           timestamp,
         };
+        const confTag = areas.messageAreas.get(areaTag)?.confTag ?? '';
+        await events.append(trx, { type: 'message.created', areaTag, userId: null, data: { ...summary, confTag } });
+        return presentSummary(summary, shouldStrip);
       });
     },
 
@@ -474,11 +488,13 @@ export function createMessageService(deps: {
       const row = await readableMessage(caller, uuid);
       const isOwner = caller.kind === 'user' && row.fromUserId === caller.user.id;
       if (!isOwner && !isSysop(caller)) throw new ForbiddenError('Only the author or the sysop may delete a message.');
-      await store.transaction(async (trx) => {
-        if (!(await trx.markDeleted(row.messageId, clock.now().toISOString()))) {
+      await store.transaction(async (queries, trx) => {
+        if (!(await queries.markDeleted(row.messageId, clock.now().toISOString()))) {
           throw new NotFoundError(`No message ${uuid}.`);
         }
-        await trx.removeFromAreaCounters(row.areaTag, row.timestamp);
+        await queries.removeFromAreaCounters(row.areaTag, row.timestamp);
+        const data = { uuid: row.uuid, messageId: row.messageId, areaTag: row.areaTag };
+        await events.append(trx, { type: 'message.deleted', areaTag: row.areaTag, userId: null, data });
       });
     },
   };

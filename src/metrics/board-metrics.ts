@@ -2,7 +2,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { Database } from '../db/database.js';
+import type { StreamObserver } from '../events/stream-registry.js';
 import type { SystemService } from '../system/system-service.js';
+import type { AttemptObserver } from '../webhooks/webhook-sender.js';
 
 /** What a monitoring system scrapes from one node, in Prometheus' text format. */
 export interface BoardMetrics {
@@ -12,6 +14,10 @@ export interface BoardMetrics {
    * the URL: ids in URLs would make a new series per message.
    */
   observeRequest(request: ObservedRequest): void;
+  /** Event streams opening and closing on this node. */
+  readonly eventStreams: StreamObserver;
+  /** Webhook delivery attempts sent by this node. */
+  readonly webhookAttempts: AttemptObserver;
 }
 
 export interface ObservedRequest {
@@ -120,8 +126,23 @@ export function createBoardMetrics(deps: {
     queryLatency.observe({ operation, outcome: failed ? 'error' : 'ok' }, seconds),
   );
 
+  const openStreams = new Gauge({
+    name: 'baud_event_streams',
+    help: 'Event streams (GET /events) open on this node.',
+    registers: [registry],
+  });
+
+  const webhookAttempts = new Counter({
+    name: 'baud_webhook_attempts_total',
+    help: 'Webhook delivery attempts sent by this node, by outcome (success: a 2xx in time).',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+
   return {
     registry,
+    webhookAttempts: (outcome) => webhookAttempts.inc({ outcome }),
+    eventStreams: { opened: () => openStreams.inc(), closed: () => openStreams.dec() },
     observeRequest({ method, route, status, seconds, requestBytes }) {
       const labels = { method, route: route ?? 'unmatched', status: String(status) };
       requests.inc(labels);

@@ -36,7 +36,9 @@ describe('ingestReceivedFile', () => {
       },
     } as unknown as FileStore;
     const input = { areaTag: 'a', received: await receive(), clientFileName: 'x.txt', uploadByUserId: null };
-    await expect(ingestReceivedFile({ store: failingStore, storage, clock }, input)).rejects.toThrow('commit failed');
+    await expect(
+      ingestReceivedFile({ store: failingStore, storage, clock, onStored: async () => {} }, input),
+    ).rejects.toThrow('commit failed');
     expect(storedFiles()).toEqual([]);
   });
 
@@ -47,7 +49,9 @@ describe('ingestReceivedFile', () => {
       },
     } as unknown as FileStore;
     const input = { areaTag: 'a', received: await receive(), clientFileName: 'x.txt', uploadByUserId: null };
-    await expect(ingestReceivedFile({ store: failingStore, storage, clock }, input)).rejects.toThrow('insert failed');
+    await expect(
+      ingestReceivedFile({ store: failingStore, storage, clock, onStored: async () => {} }, input),
+    ).rejects.toThrow('insert failed');
     expect(storedFiles()).toEqual([]);
   });
 });

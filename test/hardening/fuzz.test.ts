@@ -73,6 +73,28 @@ function seedFor(name: string): number {
   return (hash ^ SETTINGS.seed) | 0;
 }
 
+/**
+ * What a node's webhook sender writes on its own, whatever the request in flight: its attempts
+ * (a webhook a fuzz case made may point anywhere) and each webhook's delivery state.
+ */
+const WEBHOOK_SENDER_COLUMNS = [
+  'delivered_through',
+  'attempts',
+  'failing_since',
+  'consecutive_failures',
+  'next_attempt_at',
+  'lease_owner',
+  'lease_until',
+  'deactivated_at',
+  'deactivation_reason',
+];
+function isWebhookSenderState(key: string): boolean {
+  return (
+    key.startsWith('webhook_deliveries') ||
+    WEBHOOK_SENDER_COLUMNS.some((column) => key.startsWith(`webhooks.${column}`))
+  );
+}
+
 function isLoginAttempt(operation: Operation, fuzzCase: FuzzCase): boolean {
   return fuzzCase.method === 'POST' && operation.pathTemplate === `${API}/auth/login`;
 }
@@ -113,12 +135,17 @@ describeEachDialect('fuzz: every operation of the OpenAPI document', (dialect) =
   /** Sends one case and checks every rule; records each violation and returns them. */
   async function exchange(operation: Operation, fuzzCase: FuzzCase): Promise<Violation[]> {
     const before = settledState ?? (await fingerprint.take());
-    const response = await fuzz.board.app.inject({
-      method: fuzzCase.method as InjectOptions['method'],
-      url: fuzzCase.url,
-      headers: fuzzCase.headers,
-      ...(fuzzCase.payload === undefined ? {} : { payload: fuzzCase.payload }),
-    });
+    // An event stream that opened answers only when it ends: end it soon after it opens.
+    const streamEnder =
+      operation.pathTemplate === `${API}/events` ? setInterval(() => fuzz.board.app.endEventStreams(), 20) : undefined;
+    const response = await fuzz.board.app
+      .inject({
+        method: fuzzCase.method as InjectOptions['method'],
+        url: fuzzCase.url,
+        headers: fuzzCase.headers,
+        ...(fuzzCase.payload === undefined ? {} : { payload: fuzzCase.payload }),
+      })
+      .finally(() => clearInterval(streamEnder));
     caseCount += 1;
     statusCounts.set(response.statusCode, (statusCounts.get(response.statusCode) ?? 0) + 1);
     await settled();
@@ -132,7 +159,7 @@ describeEachDialect('fuzz: every operation of the OpenAPI document', (dialect) =
       // The one exception: a rejected login counts against the login throttle (its `login_*`
       // table) by design — that is how repeated failures end in 429.
       const isThrottleState = (key: string) => isLoginAttempt(operation, fuzzCase) && key.startsWith('login_');
-      const changes = fingerprintChanges(before, after, isThrottleState);
+      const changes = fingerprintChanges(before, after, (key) => isThrottleState(key) || isWebhookSenderState(key));
       if (changes.length > 0) {
         violations.push({
           rule: 'a rejected request changes no state',

@@ -37,6 +37,14 @@ const BEYOND_V1_ENDPOINTS = [
   'GET /messages/{uuid}/thread',
   'GET /messages/search',
   'GET /files/search',
+  'GET /events',
+  'POST /webhooks',
+  'GET /webhooks',
+  'GET /webhooks/{id}',
+  'PATCH /webhooks/{id}',
+  'DELETE /webhooks/{id}',
+  'POST /webhooks/{id}/test',
+  'GET /webhooks/{id}/deliveries',
 ] as const;
 
 const PREFIX = '/_baud/api/v1';

@@ -6,6 +6,7 @@ import { newScanMigration } from './0003-new-scan.js';
 import { threadsMigration } from './0004-threads.js';
 import { searchMigration } from './0005-search.js';
 import { liveRepliesMigration } from './0006-live-replies.js';
+import { eventsMigration } from './0007-events.js';
 
 /**
  * Every migration, in order. Names are zero-padded so they sort; never rename or edit a
@@ -19,5 +20,6 @@ export function boardMigrations(dialect: Dialect): Record<string, Migration> {
     '0004-threads': threadsMigration(dialect),
     '0005-search': searchMigration(dialect),
     '0006-live-replies': liveRepliesMigration,
+    '0007-events': eventsMigration(dialect),
   };
 }

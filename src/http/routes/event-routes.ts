@@ -1,0 +1,151 @@
+import { PassThrough } from 'node:stream';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import type { Board } from '../../board.js';
+import { BadRequestError, TooManyRequestsError, UnauthorizedError } from '../../errors.js';
+import { checkEventFilter, commaList, compileEventFilter } from '../../events/event-filter.js';
+import { EVENT_TYPES } from '../../events/event-log.js';
+import { openEventStream } from '../../events/event-stream.js';
+import type { LiveEvents } from '../../events/live-events.js';
+import { ProblemResponses } from '../schemas.js';
+
+/** A client that has not read this much of its stream is cut off (it resumes with Last-Event-ID). */
+const MAX_UNREAD_BYTES = 1024 * 1024;
+/** Seconds a client over a stream limit is told to wait. */
+const RETRY_AFTER_SECONDS = 10;
+
+const EventsQuery = Type.Object({
+  types: Type.Optional(
+    Type.String({
+      maxLength: 1024,
+      description: `Comma-separated event types (default: all): ${EVENT_TYPES.join(', ')}.`,
+      examples: ['message.created,file.created'],
+    }),
+  ),
+  areas: Type.Optional(
+    Type.String({
+      maxLength: 4096,
+      description: 'Comma-separated globs on area tags (default: all areas); events without an area (logins) pass.',
+      examples: ['pub_*,local_*'],
+    }),
+  ),
+});
+
+const EventsHeaders = Type.Object({
+  'last-event-id': Type.Optional(
+    Type.String({ maxLength: 20, description: 'Resume after this event id: what was missed is replayed first.' }),
+  ),
+});
+
+/** `Last-Event-ID` as an event id; anything else is a 400. */
+function lastEventIdOf(header: string | undefined): number | null {
+  if (header === undefined || header.trim() === '') return null;
+  const id = Number(header.trim());
+  if (!/^\d+$/.test(header.trim()) || !Number.isSafeInteger(id)) {
+    throw new BadRequestError('Last-Event-ID must be an event id (a non-negative integer).', [
+      { pointer: '/headers/last-event-id', message: 'must be a non-negative integer' },
+    ]);
+  }
+  return id;
+}
+
+/** `GET /events`: the live event stream (docs/api-notes.md "Live events"). */
+export function registerEventRoutes(fastify: FastifyInstance, board: Board, live: LiveEvents): void {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const { heartbeatSeconds } = board.config.events;
+
+  app.get(
+    '/events',
+    {
+      config: { access: 'public' },
+      schema: {
+        tags: ['events'],
+        summary: 'Follow the board live (Server-Sent Events)',
+        description:
+          'A `text/event-stream` of the events you may see, judged when each is delivered: `id:` (strictly ' +
+          'increasing, the same on every node), `event:` (the type) and `data:` (one JSON object). Send ' +
+          '`Last-Event-ID` to replay what you missed; an id older than the kept log gets `event: reset` first. ' +
+          'A comment every 15 s keeps the stream open; `event: auth.expired` ends it when your credential ends. ' +
+          'Anonymous callers see the public areas only.',
+        querystring: EventsQuery,
+        headers: EventsHeaders,
+        response: {
+          200: {
+            description: 'The stream, open until you or the node close it.',
+            content: { 'text/event-stream': { schema: Type.String() } },
+          },
+          ...ProblemResponses(401, 403, 429),
+        },
+      },
+    },
+    async (request, reply) => {
+      const filter = checkEventFilter(commaList(request.query.types), commaList(request.query.areas), {
+        types: '/query/types',
+        areas: '/query/areas',
+      });
+      const lastEventId = lastEventIdOf(request.headers['last-event-id']);
+      const { caller, credential } = request;
+      const owner = caller.kind === 'user' ? `user:${caller.user.id}` : `address:${request.ip}`;
+      const place = live.streams.reserve(owner);
+      if (place === 'owner') {
+        throw new TooManyRequestsError(
+          `You have ${board.config.events.maxStreamsPerUser} event streams open already: close one first.`,
+          RETRY_AFTER_SECONDS,
+        );
+      }
+      if (place === 'node') {
+        throw new TooManyRequestsError(
+          'This node follows as many event streams as it can: try again later.',
+          RETRY_AFTER_SECONDS,
+        );
+      }
+
+      try {
+        await live.hub.start();
+      } catch (error) {
+        place();
+        throw error;
+      }
+      const body = new PassThrough();
+      const isSecure = caller.isSecure;
+      const stream = await openEventStream(
+        { hub: live.hub, log: board.events, mayCallerSee: board.mayCallerSee },
+        {
+          caller,
+          recheckCaller:
+            credential === null
+              ? null
+              : () =>
+                  board.callers.resolve(credential, { isSecure }).catch((error: unknown) => {
+                    if (error instanceof UnauthorizedError) return null;
+                    throw error;
+                  }),
+          accepts: compileEventFilter(filter),
+          lastEventId,
+          heartbeatMs: heartbeatSeconds * 1000,
+          write(chunk) {
+            if (body.writableEnded) return false;
+            body.write(chunk);
+            if (body.writableLength > MAX_UNREAD_BYTES) setImmediate(() => stream.close());
+            return true;
+          },
+          end: () => body.end(),
+        },
+      );
+      live.streams.add(stream);
+      const finish = () => {
+        stream.close();
+        live.streams.remove(stream);
+        place();
+      };
+      request.raw.on('close', finish);
+      body.on('close', finish);
+      return reply
+        .header('content-type', 'text/event-stream; charset=utf-8')
+        .header('cache-control', 'no-store')
+        .header('x-accel-buffering', 'no')
+        .send(body as never);
+    },
+  );
+}

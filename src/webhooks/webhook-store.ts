@@ -1,0 +1,206 @@
+import type { Selectable } from 'kysely';
+import type { Db } from '../db/database.js';
+import { type Page, type PageRequest, pageFromRows, rowsToFetch } from '../db/keyset.js';
+import type { WebhookDeliveriesTable, WebhooksTable } from '../db/schema.js';
+
+export type WebhookRow = Selectable<WebhooksTable> & { readonly username: string };
+export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
+
+export interface NewWebhook {
+  readonly userId: number;
+  readonly url: string;
+  readonly events: readonly string[];
+  readonly areas: readonly string[];
+  readonly description: string;
+  readonly secretSalt: string;
+  readonly createdAt: string;
+  /** The newest event now: a webhook hears what happens after it is made. */
+  readonly deliveredThrough: number;
+}
+
+export interface WebhookChanges {
+  readonly url?: string;
+  readonly events?: readonly string[];
+  readonly areas?: readonly string[];
+  readonly description?: string;
+}
+
+/** The retry state after an attempt, written only while the node still holds its claim. */
+export interface AttemptOutcome {
+  readonly deliveredThrough: number;
+  readonly attempts: number;
+  readonly failingSince: string | null;
+  readonly consecutiveFailures: number;
+  readonly nextAttemptAt: string;
+  readonly deactivatedAt: string | null;
+  readonly deactivationReason: string | null;
+}
+
+/** A keyset page of rows keyed by their id. */
+function pageById<Row extends { readonly id: number }>(rows: readonly Row[], request: PageRequest): Page<Row> {
+  return pageFromRows(
+    rows,
+    request,
+    (row) => row.id,
+    (row) => row,
+  );
+}
+
+/** Every query of webhooks and their delivery log. */
+export function createWebhookStore(db: Db) {
+  const withOwner = () =>
+    db
+      .selectFrom('webhooks')
+      .innerJoin('users', 'users.id', 'webhooks.userId')
+      .selectAll('webhooks')
+      .select('users.username');
+
+  return {
+    async insert(webhook: NewWebhook): Promise<number> {
+      const { id } = await db
+        .insertInto('webhooks')
+        .values({
+          ...webhook,
+          events: JSON.stringify(webhook.events),
+          areas: JSON.stringify(webhook.areas),
+          nextAttemptAt: webhook.createdAt,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      return id;
+    },
+
+    find: (id: number): Promise<WebhookRow | undefined> => withOwner().where('webhooks.id', '=', id).executeTakeFirst(),
+
+    async countOf(userId: number): Promise<number> {
+      const row = await db
+        .selectFrom('webhooks')
+        .select((eb) => eb.fn.countAll<number>().as('count'))
+        .where('userId', '=', userId)
+        .executeTakeFirst();
+      return Number(row?.count ?? 0);
+    },
+
+    /** One page by id, of one user's webhooks or (null) everyone's. */
+    async list(userId: number | null, request: PageRequest): Promise<Page<WebhookRow>> {
+      const rows = await withOwner()
+        .$if(userId !== null, (query) => query.where('webhooks.userId', '=', userId as number))
+        .$if(request.afterKey !== null, (query) => query.where('webhooks.id', '>', request.afterKey as number))
+        .orderBy('webhooks.id')
+        .limit(rowsToFetch(request))
+        .execute();
+      return pageById(rows, request);
+    },
+
+    async update(id: number, changes: WebhookChanges): Promise<void> {
+      const { events, areas, ...plain } = changes;
+      if (Object.keys(changes).length === 0) return;
+      await db
+        .updateTable('webhooks')
+        .set({
+          ...plain,
+          ...(events === undefined ? {} : { events: JSON.stringify(events) }),
+          ...(areas === undefined ? {} : { areas: JSON.stringify(areas) }),
+        })
+        .where('id', '=', id)
+        .execute();
+    },
+
+    /** Active again: failures forgotten, the next event due now. */
+    async reactivate(id: number, now: string): Promise<void> {
+      await db
+        .updateTable('webhooks')
+        .set({
+          deactivatedAt: null,
+          deactivationReason: null,
+          attempts: 0,
+          failingSince: null,
+          consecutiveFailures: 0,
+          nextAttemptAt: now,
+        })
+        .where('id', '=', id)
+        .execute();
+    },
+
+    async deactivate(id: number, now: string, reason: string): Promise<void> {
+      await db
+        .updateTable('webhooks')
+        .set({ deactivatedAt: now, deactivationReason: reason })
+        .where('id', '=', id)
+        .execute();
+    },
+
+    async remove(id: number): Promise<void> {
+      await db.deleteFrom('webhooks').where('id', '=', id).execute();
+    },
+
+    /** Active webhooks with events after their place, due now and not claimed by a live node. */
+    async due(latestEventId: number, now: string, limit: number): Promise<number[]> {
+      const rows = await db
+        .selectFrom('webhooks')
+        .select('id')
+        .where('deactivatedAt', 'is', null)
+        .where('deliveredThrough', '<', latestEventId)
+        .where('nextAttemptAt', '<=', now)
+        .where((eb) => eb.or([eb('leaseUntil', 'is', null), eb('leaseUntil', '<', now)]))
+        .orderBy('nextAttemptAt')
+        .limit(limit)
+        .execute();
+      return rows.map((row) => row.id);
+    },
+
+    /**
+     * Claims a webhook for `owner` until `until`: one atomic compare-and-set, so of several nodes
+     * (or several loops of one) exactly one wins. A node that dies holding it loses it at `until`.
+     */
+    async claim(id: number, owner: string, now: string, until: string): Promise<boolean> {
+      const result = await db
+        .updateTable('webhooks')
+        .set({ leaseOwner: owner, leaseUntil: until })
+        .where('id', '=', id)
+        .where('deactivatedAt', 'is', null)
+        .where((eb) => eb.or([eb('leaseUntil', 'is', null), eb('leaseUntil', '<', now)]))
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
+
+    /** Writes the state after an attempt (or a skip); false when the claim was lost meanwhile. */
+    async recordOutcome(id: number, owner: string, outcome: AttemptOutcome): Promise<boolean> {
+      const result = await db
+        .updateTable('webhooks')
+        .set(outcome)
+        .where('id', '=', id)
+        .where('leaseOwner', '=', owner)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
+
+    async release(id: number, owner: string): Promise<void> {
+      await db
+        .updateTable('webhooks')
+        .set({ leaseOwner: null, leaseUntil: null })
+        .where('id', '=', id)
+        .where('leaseOwner', '=', owner)
+        .execute();
+    },
+
+    async logAttempt(attempt: Omit<DeliveryRow, 'id'>): Promise<void> {
+      await db.insertInto('webhookDeliveries').values(attempt).execute();
+    },
+
+    /** The delivery log of a webhook, newest first, one keyset page. */
+    async deliveries(webhookId: number, request: PageRequest): Promise<Page<DeliveryRow>> {
+      const rows = await db
+        .selectFrom('webhookDeliveries')
+        .selectAll()
+        .where('webhookId', '=', webhookId)
+        .$if(request.afterKey !== null, (query) => query.where('id', '<', request.afterKey as number))
+        .orderBy('id', 'desc')
+        .limit(rowsToFetch(request))
+        .execute();
+      return pageById(rows, request);
+    },
+  };
+}
+
+export type WebhookStore = ReturnType<typeof createWebhookStore>;
