@@ -11,7 +11,7 @@ interface PlanNode {
 
 /** How PostgreSQL runs the deepest page of a big area, as `EXPLAIN ANALYZE` reports it. */
 export interface DeepPagePlan {
-  /** The plan's nodes, outermost first: `Limit › Index Scan (messages_area_id)`. */
+  /** The plan's nodes, outermost first: `Limit › Index Scan (messages_area_live)`. */
   readonly nodes: readonly string[];
   /** An index range scan with no sort and no sequential or bitmap scan. */
   readonly isIndexRangeScan: boolean;

@@ -143,8 +143,8 @@ export interface MessageService {
     unreadOnly?: boolean,
   ): Promise<Page<MessageSummary>>;
   /**
-   * Moves the caller's pointer in an area (backwards too), clamped to the area's highest
-   * message id. Needs read access; anonymous callers have no pointers (401).
+   * Moves the caller's pointer in an area (backwards too), clamped to the id of the area's
+   * newest live message. Needs read access; anonymous callers have no pointers (401).
    */
   setPointer(caller: Caller, areaTag: string, lastReadMessageId: number): Promise<AreaPointer>;
   /** Every area the caller may read that has unread messages, in conference then area order. */

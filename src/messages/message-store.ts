@@ -347,12 +347,13 @@ function messageQueries(db: Executor, dialect: Dialect, prepared: PreparedMessag
       return Number((await prepared.liveCountAfter.first({ areaTag, afterId }, db))?.count ?? 0);
     },
 
-    /** The highest id ever given to a message of the area (deleted or not); 0 for an empty area. */
+    /** The id of the area's newest live message (one step down `messages_area_live`); 0 for none. */
     async highestMessageId(areaTag: string): Promise<number> {
       const row = await db
         .selectFrom('messages')
         .select((eb) => eb.fn.max('id').as('highest'))
         .where('areaTag', '=', areaTag)
+        .where('deletedAt', 'is', null)
         .executeTakeFirst();
       return Number(row?.highest ?? 0);
     },

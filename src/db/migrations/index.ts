@@ -7,6 +7,7 @@ import { threadsMigration } from './0004-threads.js';
 import { searchMigration } from './0005-search.js';
 import { liveRepliesMigration } from './0006-live-replies.js';
 import { eventsMigration } from './0007-events.js';
+import { oneAreaIndexMigration } from './0008-one-area-index.js';
 
 /**
  * Every migration, in order. Names are zero-padded so they sort; never rename or edit a
@@ -21,5 +22,6 @@ export function boardMigrations(dialect: Dialect): Record<string, Migration> {
     '0005-search': searchMigration(dialect),
     '0006-live-replies': liveRepliesMigration,
     '0007-events': eventsMigration(dialect),
+    '0008-one-area-index': oneAreaIndexMigration,
   };
 }
