@@ -1,39 +1,8 @@
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { verifyWebhookSignature } from '../../src/webhooks/webhook-signature.js';
 import { API, MESSAGE_TEST_CONFIG } from '../messages/message-fixture.js';
 import { createTestBoard, describeEachDialect, openSecondNode, type TestBoard } from '../support/test-board.js';
-
-interface Received {
-  readonly headers: IncomingHttpHeaders;
-  readonly body: string;
-}
-
-/** A receiver on 127.0.0.1 that answers each POST with the next status of `script` (then 200). */
-async function startReceiver() {
-  const received: Received[] = [];
-  const script: number[] = [];
-  const server: Server = createServer((request, response) => {
-    let body = '';
-    request.setEncoding('utf8');
-    request.on('data', (chunk: string) => {
-      body += chunk;
-    });
-    request.on('end', () => {
-      received.push({ headers: request.headers, body });
-      response.statusCode = script.shift() ?? 200;
-      response.end('thanks');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
-    received,
-    script,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
+import { type Received, startReceiver } from '../support/webhook-receiver.js';
 
 type Auth = { authorization: string };
 const bodyOf = (delivery: Received | undefined) =>
