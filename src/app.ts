@@ -14,6 +14,7 @@ import { installCaching } from './http/caching.js';
 import { installCors } from './http/cors.js';
 import { installJsonBody } from './http/json-body.js';
 import { installNulGuard } from './http/nul-guard.js';
+import { describeOperation, SECURITY_SCHEMES } from './http/openapi-operations.js';
 import { installProblemHandlers, sendFrameworkProblem, writeClientErrorProblem } from './http/problem.js';
 import { RequestLogController } from './http/request-log.js';
 import { compileRequestValidator } from './http/request-validation.js';
@@ -189,6 +190,17 @@ function installRequestMetrics(app: FastifyInstance, metrics: BoardMetrics): voi
   });
 }
 
+/** The document's tags: one per resource. */
+const API_TAGS = [
+  { name: 'system', description: 'Board information, statistics, nodes and last callers.' },
+  { name: 'auth', description: 'Log in, refresh the access token, log out.' },
+  { name: 'users', description: 'Your profile and other users’ public profiles.' },
+  { name: 'messages', description: 'Conferences, areas, messages, threads, new-scan and search.' },
+  { name: 'files', description: 'File areas, files, uploads, downloads and search.' },
+  { name: 'events', description: 'The live event stream (Server-Sent Events).' },
+  { name: 'webhooks', description: 'Signed deliveries of events to your own URLs.' },
+];
+
 async function registerOpenApi(app: FastifyInstance): Promise<void> {
   await app.register(swagger, {
     openapi: {
@@ -196,17 +208,18 @@ async function registerOpenApi(app: FastifyInstance): Promise<void> {
       info: {
         title: 'baud REST API',
         version: BAUD_VERSION,
-        description: 'JSON REST API of the baud bulletin board system.',
+        description:
+          'JSON REST API of the baud bulletin board system. Operations that list `{}` among their security ' +
+          'requirements also answer anonymous callers: what they show then is what the board makes public ' +
+          '(the anonymous allowlist of `contentServers.web.restApi`).',
+        license: { name: 'MIT', identifier: 'MIT' },
       },
       servers: [{ url: '/' }],
-      components: {
-        securitySchemes: {
-          bearerAuth: { type: 'http', scheme: 'bearer', description: 'Access token (JWT) or API key (baud_…)' },
-          apiKey: { type: 'apiKey', in: 'header', name: 'X-Baud-API-Key' },
-        },
-      },
+      tags: API_TAGS,
+      components: { securitySchemes: SECURITY_SCHEMES },
     },
   });
+  app.addHook('onRoute', describeOperation);
   await app.register(async (docs) => {
     docs.addHook('onRoute', (route) => {
       route.config = { ...route.config, access: 'public' };

@@ -1,0 +1,105 @@
+import type { RouteOptions } from 'fastify';
+import { API_PREFIX } from './api-prefix.js';
+import type { RouteAccess } from './route-access.js';
+
+/**
+ * The stable `operationId` of every API operation — what client generators name their methods
+ * — keyed by method and route below the API prefix. A route missing here fails start-up, so a
+ * new operation cannot ship without one (and an id never changes once shipped).
+ */
+export const OPERATION_IDS: Readonly<Record<string, string>> = {
+  'GET /system/info': 'getSystemInfo',
+  'GET /system/stats': 'getSystemStats',
+  'GET /system/nodes': 'listNodes',
+  'GET /system/last-callers': 'listLastCallers',
+  'POST /auth/login': 'login',
+  'POST /auth/refresh': 'refreshSession',
+  'POST /auth/logout': 'logout',
+  'GET /users/me': 'getOwnProfile',
+  'PUT /users/me': 'updateOwnProfile',
+  'GET /users/:username': 'getUserProfile',
+  'GET /messages/conferences': 'listConferences',
+  'GET /messages/conferences/:confTag': 'getConference',
+  'GET /messages/areas/:areaTag': 'getMessageArea',
+  'GET /messages/areas/:areaTag/messages': 'listAreaMessages',
+  'POST /messages/areas/:areaTag/messages': 'postMessage',
+  'GET /messages/search': 'searchMessages',
+  'PUT /messages/areas/:areaTag/pointer': 'setPointer',
+  'GET /messages/unread': 'listUnreadAreas',
+  'GET /messages/:uuid': 'getMessage',
+  'DELETE /messages/:uuid': 'deleteMessage',
+  'GET /messages/:uuid/thread': 'getThread',
+  'GET /files/areas': 'listFileAreas',
+  'GET /files/areas/:areaTag': 'getFileArea',
+  'POST /files/areas/:areaTag': 'uploadFile',
+  'GET /files/search': 'searchFiles',
+  'GET /files/areas/:areaTag/files': 'listAreaFiles',
+  'GET /files/:fileId': 'getFile',
+  'GET /files/:fileId/download': 'downloadFile',
+  'GET /events': 'followEvents',
+  'POST /webhooks': 'createWebhook',
+  'GET /webhooks': 'listWebhooks',
+  'GET /webhooks/:id': 'getWebhook',
+  'PATCH /webhooks/:id': 'updateWebhook',
+  'DELETE /webhooks/:id': 'deleteWebhook',
+  'POST /webhooks/:id/test': 'testWebhook',
+  'GET /webhooks/:id/deliveries': 'listWebhookDeliveries',
+};
+
+/** Where the API's credentials go, as the OpenAPI document declares them. */
+export const SECURITY_SCHEMES = {
+  bearerAuth: {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+    description: 'An access token from `POST /auth/login` (or an API key, `baud_…`, sent the same way).',
+  },
+  apiKey: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-Baud-API-Key',
+    description: 'An API key (`baud rest api-key generate`); its scope decides read (GET) and write.',
+  },
+  refreshCookie: {
+    type: 'apiKey',
+    in: 'cookie',
+    name: 'baud_refresh',
+    description: 'The HttpOnly refresh cookie `POST /auth/login` sets; only refresh and logout read it.',
+  },
+} as const;
+
+type SecurityRequirement = Record<string, string[]>;
+const CREDENTIALS: SecurityRequirement[] = [{ bearerAuth: [] }, { apiKey: [] }];
+/** An empty requirement first: the operation also answers without credentials. */
+const OPTIONAL_CREDENTIALS: SecurityRequirement[] = [{}, ...CREDENTIALS];
+const OWN_CREDENTIALS: Readonly<Record<string, SecurityRequirement[]>> = {
+  'POST /auth/login': [],
+  'POST /auth/refresh': [{ refreshCookie: [] }],
+  'POST /auth/logout': [{ refreshCookie: [] }],
+};
+
+/**
+ * Gives an API route its operationId and the credentials it takes (from its access rule: what
+ * anonymous callers may read takes credentials optionally), for the OpenAPI document.
+ * Routes outside the API and hidden ones are left alone.
+ */
+export function describeOperation(route: RouteOptions): void {
+  const schema = route.schema as Record<string, unknown> | undefined;
+  if (!route.url.startsWith(`${API_PREFIX}/`) || schema === undefined || schema.hide === true) return;
+  for (const method of [route.method].flat()) {
+    if (method === 'HEAD') continue;
+    const key = `${method} ${route.url.slice(API_PREFIX.length)}`;
+    const operationId = OPERATION_IDS[key];
+    if (operationId === undefined) throw new Error(`${key} has no operationId in src/http/openapi-operations.ts`);
+    const access: RouteAccess = route.config?.access ?? 'authenticated';
+    // Anonymous callers may read what the board makes public, and never write.
+    const isOpenToAnonymous = access !== 'authenticated' && method === 'GET';
+    const security =
+      access === 'ownCredentials'
+        ? (OWN_CREDENTIALS[key] ?? [])
+        : isOpenToAnonymous
+          ? OPTIONAL_CREDENTIALS
+          : CREDENTIALS;
+    route.schema = { ...schema, operationId, security };
+  }
+}
