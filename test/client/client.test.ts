@@ -1,0 +1,104 @@
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { type BaudClient, BaudProblem, createBaudClient } from '../../clients/typescript/src/index.js';
+import { MESSAGE_TEST_CONFIG, seedMessages } from '../messages/message-fixture.js';
+import { createTestBoard, describeEachDialect, type TestBoard } from '../support/test-board.js';
+
+const PASSWORD = 'correct horse battery';
+
+/** Issue 22: the typed client (clients/typescript) against a real listening server. */
+describeEachDialect('the typed client', (dialect) => {
+  let board: TestBoard;
+  let baseUrl: string;
+  let client: BaudClient;
+
+  beforeAll(async () => {
+    board = await createTestBoard(dialect, {
+      config: {
+        ...MESSAGE_TEST_CONFIG,
+        fileBase: {
+          storageTags: { main: 'files' },
+          areas: { uploads: { name: 'Uploads', storageTags: ['main'], acs: { write: 'GM[users]' } } },
+        },
+      },
+    });
+    await board.userWithToken('alice', { password: PASSWORD, groups: ['users'] });
+    await seedMessages(board, 'general', 60);
+    await board.app.listen({ host: '127.0.0.1', port: 0 });
+    baseUrl = `http://127.0.0.1:${(board.app.server.address() as AddressInfo).port}`;
+    client = createBaudClient({ baseUrl });
+  });
+  afterAll(() => board.close());
+
+  it('reads what anonymous callers may, typed, and throws problems as BaudProblem', async () => {
+    const { data } = await client.api.GET('/_baud/api/v1/system/info');
+    expect(data?.boardName).toBe('baud');
+    const missing = client.api.GET('/_baud/api/v1/messages/areas/{areaTag}', { params: { path: { areaTag: 'nope' } } });
+    await expect(missing).rejects.toBeInstanceOf(BaudProblem);
+    await expect(missing).rejects.toMatchObject({ status: 404, title: 'Not Found' });
+    await expect(client.api.GET('/_baud/api/v1/users/me')).rejects.toMatchObject({ status: 401 });
+  });
+
+  it('logs in, walks every page of an area, posts, refreshes and logs out', async () => {
+    await client.login('alice', PASSWORD);
+    expect(client.isLoggedIn).toBe(true);
+    const me = await client.api.GET('/_baud/api/v1/users/me');
+    expect(me.data?.username).toBe('alice');
+    const subjects: string[] = [];
+    for await (const message of client.items('/_baud/api/v1/messages/areas/{areaTag}/messages', {
+      path: { areaTag: 'general' },
+      query: { limit: 25 },
+    })) {
+      subjects.push(message.subject);
+    }
+    expect(subjects).toHaveLength(60);
+    expect(subjects[0]).toBe('Seed 1');
+    const posted = await client.api.POST('/_baud/api/v1/messages/areas/{areaTag}/messages', {
+      params: { path: { areaTag: 'general' } },
+      body: { subject: 'From the client', message: 'Typed all the way.' },
+    });
+    expect(posted.response.status).toBe(201);
+    expect(posted.data?.subject).toBe('From the client');
+    const bad = client.api.POST('/_baud/api/v1/messages/areas/{areaTag}/messages', {
+      params: { path: { areaTag: 'general' } },
+      body: { subject: '', message: 'x' },
+    });
+    await expect(bad).rejects.toMatchObject({ status: 400, errors: [{ pointer: '/body/subject' }] });
+    await client.refresh();
+    expect((await client.api.GET('/_baud/api/v1/users/me')).data?.username).toBe('alice');
+    await client.logout();
+    expect(client.isLoggedIn).toBe(false);
+    await expect(client.refresh()).rejects.toMatchObject({ status: 401 });
+  });
+
+  it('uploads a file and authenticates with an API key', async () => {
+    const key = await board.board.apiKeys.generate('alice', 'client test', 'read,write');
+    const keyed = createBaudClient({ baseUrl, apiKey: key.key });
+    const note = new Blob(['hello from the client']);
+    const uploaded = await keyed.upload('uploads', note, 'note.txt', { desc: 'A note' });
+    expect(uploaded).toMatchObject({ fileName: 'note.txt', byteSize: 21, desc: 'A note', uploadByUsername: 'alice' });
+    await expect(keyed.upload('uploads', note, 'again.txt')).rejects.toMatchObject({ status: 409 });
+    await expect(createBaudClient({ baseUrl }).upload('uploads', note, 'x.txt')).rejects.toMatchObject({
+      status: 401,
+    });
+  });
+
+  it('follows the event stream', async () => {
+    const reader = createBaudClient({ baseUrl });
+    await reader.login('alice', PASSWORD);
+    const controller = new AbortController();
+    const stream = reader.events({ types: ['message.created'], signal: controller.signal });
+    const first = stream.next();
+    // The stream is open once the server has answered; a post then reaches it.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await reader.api.POST('/_baud/api/v1/messages/areas/{areaTag}/messages', {
+      params: { path: { areaTag: 'general' } },
+      body: { subject: 'Live', message: 'Heard by the stream.' },
+    });
+    const { value } = await first;
+    expect(value).toMatchObject({ type: 'message.created', data: { subject: 'Live', areaTag: 'general' } });
+    expect(typeof value?.id).toBe('number');
+    controller.abort();
+    await stream.return(undefined);
+  });
+});
