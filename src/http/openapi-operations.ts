@@ -1,11 +1,12 @@
 import type { RouteOptions } from 'fastify';
 import { API_PREFIX } from './api-prefix.js';
 import type { RouteAccess } from './route-access.js';
+import { ProblemResponses } from './schemas.js';
 
 /**
  * The stable `operationId` of every API operation — what client generators name their methods
- * — keyed by method and route below the API prefix. A route missing here fails start-up, so a
- * new operation cannot ship without one (and an id never changes once shipped).
+ * — keyed by method and route below the API prefix. An id never changes once shipped; a new
+ * operation without one fails the lint test of the committed document (test/http/openapi-lint.test.ts).
  */
 export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'GET /system/info': 'getSystemInfo',
@@ -79,8 +80,18 @@ const OWN_CREDENTIALS: Readonly<Record<string, SecurityRequirement[]>> = {
 };
 
 /**
+ * What any API operation may answer whatever its handler does: a malformed or NUL-bearing
+ * request (400), a credential that is bad (401) or whose scope does not cover the method (403),
+ * an internal error (500) and a node that is shutting down (503).
+ */
+const FRAMEWORK_STATUSES = [400, 401, 403, 500, 503];
+/** … and with a request body: one sent too slowly (408), too big (413), or of another type (415). */
+const BODY_STATUSES = [408, 413, 415];
+
+/**
  * Gives an API route its operationId and the credentials it takes (from its access rule: what
- * anonymous callers may read takes credentials optionally), for the OpenAPI document.
+ * anonymous callers may read takes credentials optionally) and the problem answers every
+ * operation can give, for the OpenAPI document.
  * Routes outside the API and hidden ones are left alone.
  */
 export function describeOperation(route: RouteOptions): void {
@@ -90,7 +101,6 @@ export function describeOperation(route: RouteOptions): void {
     if (method === 'HEAD') continue;
     const key = `${method} ${route.url.slice(API_PREFIX.length)}`;
     const operationId = OPERATION_IDS[key];
-    if (operationId === undefined) throw new Error(`${key} has no operationId in src/http/openapi-operations.ts`);
     const access: RouteAccess = route.config?.access ?? 'authenticated';
     // Anonymous callers may read what the board makes public, and never write.
     const isOpenToAnonymous = access !== 'authenticated' && method === 'GET';
@@ -100,6 +110,15 @@ export function describeOperation(route: RouteOptions): void {
         : isOpenToAnonymous
           ? OPTIONAL_CREDENTIALS
           : CREDENTIALS;
-    route.schema = { ...schema, operationId, security };
+    // A DELETE may carry a body too, and meets the same body checks.
+    const hasBody = method !== 'GET';
+    const documented = (schema.response ?? {}) as Record<string, unknown>;
+    const always = ProblemResponses(...FRAMEWORK_STATUSES, ...(hasBody ? BODY_STATUSES : []));
+    route.schema = {
+      ...schema,
+      ...(operationId === undefined ? {} : { operationId }),
+      security,
+      response: { ...always, ...documented },
+    };
   }
 }

@@ -9,6 +9,7 @@ import { type Board, openBoard } from '../../src/board.js';
 import type { Clock } from '../../src/clock.js';
 import { type Config, configFromObject } from '../../src/config/load-config.js';
 import type { Dialect } from '../../src/db/database.js';
+import { responseViolations } from './response-validation.js';
 
 export const POSTGRES_URL = process.env.BAUD_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
@@ -123,6 +124,7 @@ export async function createTestBoard(dialect: Dialect, options: TestBoardOption
       options.config ?? {},
     ),
   );
+  const violations: string[] = [];
   const cleanUp = async () => {
     if (dialect === 'postgres') await dropSchema(schema);
     rmSync(dir, { recursive: true, force: true });
@@ -137,6 +139,7 @@ export async function createTestBoard(dialect: Dialect, options: TestBoardOption
   }
   try {
     app = await buildApp(config, { board, logger: false });
+    checkResponsesAgainstDocument(app, violations);
     await app.ready();
   } catch (error) {
     await board.close();
@@ -179,8 +182,30 @@ export async function createTestBoard(dialect: Dialect, options: TestBoardOption
       await app.close();
       await board.close();
       await cleanUp();
+      if (violations.length > 0) {
+        throw new Error(`answers that do not match docs/openapi.json:\n  ${[...new Set(violations)].join('\n  ')}`);
+      }
     },
   };
+}
+
+/** Records every answer of `app` that does not match the committed OpenAPI document (see response-validation.ts). */
+function checkResponsesAgainstDocument(app: BaudApp, violations: string[]): void {
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (typeof payload === 'string') {
+      const contentType = reply.getHeader('content-type');
+      violations.push(
+        ...responseViolations(
+          request.method,
+          request.url,
+          reply.statusCode,
+          typeof contentType === 'string' ? contentType : undefined,
+          payload,
+        ),
+      );
+    }
+    return payload;
+  });
 }
 
 /** Another node on a test board's database: its own board and app, as a second server would have. */
