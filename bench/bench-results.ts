@@ -31,6 +31,35 @@ export interface TransferResult {
   readonly problem: string | null;
 }
 
+/**
+ * Event fan-out: `streams` SSE streams (`GET /events?types=message.created`) open on one node,
+ * `postsPerSecond` posts for a while, and the delay from each post's 201 to its frame on each stream.
+ */
+export interface EventFanoutResult {
+  readonly streams: number;
+  readonly posts: number;
+  readonly postsPerSecond: number;
+  /** Time to open every stream (up to its `retry:` greeting), 50 at a time. */
+  readonly openSeconds: number;
+  /** streams × posts. */
+  readonly expectedDeliveries: number;
+  /** Frames of acknowledged posts that arrived, at most one per stream and message. */
+  readonly deliveries: number;
+  /** Delay from the post's 201 to the frame, over every delivery; a frame before the 201 counts as 0. */
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly maxMs: number;
+  /** Deliveries whose frame arrived before the post's 201 (the clamped ones). */
+  readonly earlyDeliveries: number;
+  /** Server RSS before the streams, with them open and idle, and after the posts were delivered. */
+  readonly rssBeforeBytes: number;
+  readonly rssWithStreamsBytes: number;
+  readonly rssAfterPostsBytes: number;
+  /** (RSS with the streams − RSS before) ÷ streams. */
+  readonly bytesPerStream: number;
+  readonly problem: string | null;
+}
+
 export interface LoginCost {
   /** Median time of one argon2 verification of the stored hash, alone, in this process. */
   readonly argon2Ms: number;
@@ -65,6 +94,8 @@ export interface DatabaseRun {
   readonly login: LoginCost | null;
   readonly upload: TransferResult | null;
   readonly download: TransferResult | null;
+  /** Measured on a second node of the board, started for it; null when it could not run at all. */
+  readonly eventFanout: EventFanoutResult | null;
   /** `VmHWM` of the server when it stopped: its highest RSS during the whole run. */
   readonly peakRssBytes: number;
   readonly problems: readonly string[];

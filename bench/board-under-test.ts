@@ -47,9 +47,11 @@ export interface BoardUnderTest {
 /**
  * The board's configuration: one conference with the big area (read and write need a login),
  * one file area users may upload to (uploads default to sysops only), everything else at its default — the request log included, at `logLevel`.
- * Two deliberate changes: the login throttle allows 1,000,000 attempts per window (its upserts
+ * Three deliberate changes: the login throttle allows 1,000,000 attempts per window (its upserts
  * still run on every login, but the login scenario's thousands of logins from one address are
- * not refused), and the shutdown waits at most 5 s.
+ * not refused); the shutdown waits at most 5 s; and one user may hold 1,000 event streams
+ * (default 5; 1,000 is the schema's maximum) on a node that takes 2,000 (default 1,000, no room
+ * beside the bench's), because the event fan-out opens all its 1,000 streams as the bench's reader.
  */
 function boardConfig(dataDir: string, databaseUrl: string, logLevel: string) {
   return {
@@ -65,6 +67,7 @@ function boardConfig(dataDir: string, databaseUrl: string, logLevel: string) {
         restApi: { loginThrottle: { maxFailures: 1_000_000 } },
       },
     },
+    events: { maxStreamsPerUser: 1000, maxStreamsPerNode: 2000 },
     messageConferences: { main: { name: 'Main', areas: { [MESSAGE_AREA]: { name: 'General' } } } },
     fileBase: {
       storageTags: { main: 'files' },

@@ -1,10 +1,19 @@
 import os from 'node:os';
 import path from 'node:path';
 import { verify } from '@node-rs/argon2';
-import type { BenchSettings, DatabaseKind, DatabaseRun, LoginCost, RequestScenarioResult } from './bench-results.js';
+import { startBaudServer } from './baud-process.js';
+import type {
+  BenchSettings,
+  DatabaseKind,
+  DatabaseRun,
+  EventFanoutResult,
+  LoginCost,
+  RequestScenarioResult,
+} from './bench-results.js';
 import { type BoardUnderTest, FILE_AREA, MESSAGE_AREA, startBoardUnderTest } from './board-under-test.js';
 import type { CeilingServer } from './ceiling.js';
 import type { Cleanup } from './cleanup.js';
+import { measureEventFanout } from './event-fanout.js';
 import { JSON_HEADERS, logIn, requestJson } from './http-client.js';
 import type { LoadDriver } from './load-driver.js';
 import { THREAD_LEVELS, THREAD_MESSAGES } from './message-fixture.js';
@@ -172,7 +181,8 @@ async function measureLoginCost(board: BoardUnderTest, rounds: number, loginReqP
 
 /**
  * Everything measured on one database: a seeded, started board; the request scenarios,
- * each against the ceiling in the same minute; login's argon2 cost; upload and download.
+ * each against the ceiling in the same minute; login's argon2 cost; upload and download; event
+ * fan-out to 1,000 streams on a second node of the board.
  */
 export async function runDatabase(options: {
   readonly database: DatabaseKind;
@@ -304,6 +314,39 @@ export async function runDatabase(options: {
     );
   }
 
+  // Issue: 1,000 streams on one node (on --quick too: opening them takes seconds), 20 posts/s.
+  // They get a node of their own, started now on the same board: after the scenarios and the
+  // transfers this node's heap shrinks and grows on its own (a quick run read 286 MiB before the
+  // streams and 256 MiB with them), which drowns what 1,000 idle streams cost.
+  let eventFanout: EventFanoutResult | null = null;
+  try {
+    const node = await startBaudServer(board.baud, path.join(options.dir, 'event-fanout-node.log'), options.cleanup);
+    try {
+      eventFanout = await measureEventFanout({
+        apiUrl: node.apiUrl,
+        accessToken: await freshToken(),
+        areaTag: MESSAGE_AREA,
+        serverPid: node.pid,
+        streams: 1000,
+        postsPerSecond: 20,
+        seconds: settings.quick ? 5 : 15,
+        progress,
+      });
+    } finally {
+      await node.stop();
+    }
+  } catch (error) {
+    // Kept apart from the figures measured before it, which still get reported.
+    problems.push(`event fan-out: ${(error as Error).message}`);
+  }
+  if (eventFanout) {
+    const { p50Ms, p99Ms, maxMs, deliveries, expectedDeliveries, streams } = eventFanout;
+    if (eventFanout.problem) problems.push(`event fan-out: ${eventFanout.problem}`);
+    progress.log(
+      `  event fan-out to ${streams} streams on a fresh node: ${deliveries.toLocaleString('en-US')} / ${expectedDeliveries.toLocaleString('en-US')} delivered, p50 ${p50Ms.toFixed(1)} ms, p99 ${p99Ms.toFixed(1)} ms, max ${maxMs.toFixed(1)} ms; server RSS ${mib(eventFanout.rssBeforeBytes)} → ${mib(eventFanout.rssWithStreamsBytes)} MiB (${(eventFanout.bytesPerStream / 1024).toFixed(1)} KiB per idle stream)`,
+    );
+  }
+
   const peakRssBytes = peakResidentBytes(server.pid);
   await server.stop();
   return {
@@ -318,6 +361,7 @@ export async function runDatabase(options: {
     login,
     upload,
     download,
+    eventFanout,
     peakRssBytes,
     problems,
   };

@@ -1,6 +1,6 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { BenchRun, DatabaseKind, DatabaseRun, TransferResult } from './bench-results.js';
+import type { BenchRun, DatabaseKind, DatabaseRun, EventFanoutResult, TransferResult } from './bench-results.js';
 import { MiB } from './process-memory.js';
 import type { TargetReport } from './targets.js';
 
@@ -75,6 +75,33 @@ function transferRow(title: string, reference: string, transfer: TransferResult 
   ];
 }
 
+function eventFanoutTable(style: Style, fanout: EventFanoutResult | null): string {
+  const headers = [
+    'event fan-out',
+    'delivered',
+    'delay p50 / p99 / max',
+    'server RSS before → with streams',
+    'per idle stream',
+  ];
+  const align: Align[] = ['left', 'right', 'right', 'right', 'right'];
+  if (!fanout) return table(style, headers, [['not measured (below)', '—', '—', '—', '—']], align);
+  const early = fanout.earlyDeliveries > 0 ? ` (${count(fanout.earlyDeliveries)} before the 201, counted as 0)` : '';
+  return table(
+    style,
+    headers,
+    [
+      [
+        `${count(fanout.streams)} streams on a fresh node (opened in ${fanout.openSeconds.toFixed(1)} s), ${count(fanout.posts)} posts at ${fanout.postsPerSecond}/s`,
+        `${count(fanout.deliveries)} / ${count(fanout.expectedDeliveries)}${fanout.problem ? ' FAILED (below)' : ''}`,
+        `${ms(fanout.p50Ms)} / ${ms(fanout.p99Ms)} / ${ms(fanout.maxMs)}${early}`,
+        `${mib(fanout.rssBeforeBytes)} → ${mib(fanout.rssWithStreamsBytes)} (${mib(fanout.rssAfterPostsBytes)} after the posts)`,
+        `${(fanout.bytesPerStream / 1024).toFixed(1)} KiB`,
+      ],
+    ],
+    align,
+  );
+}
+
 function otherFigures(style: Style, run: DatabaseRun): string {
   const transfers = table(
     style,
@@ -110,7 +137,7 @@ function otherFigures(style: Style, run: DatabaseRun): string {
   }
   const problems =
     run.problems.length > 0 ? `\n\nFailures:\n${run.problems.map((problem) => `- ${problem}`).join('\n')}` : '';
-  return `${transfers}\n\n${table(style, ['figure', 'value'], facts)}${problems}`;
+  return `${transfers}\n\n${eventFanoutTable(style, run.eventFanout)}\n\n${table(style, ['figure', 'value'], facts)}${problems}`;
 }
 
 function targetTable(style: Style, report: TargetReport, runs: readonly DatabaseRun[]): string {
