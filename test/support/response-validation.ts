@@ -5,9 +5,10 @@ import addFormats from 'ajv-formats';
 
 type Json = Record<string, unknown>;
 
-const DOCUMENT = JSON.parse(
-  readFileSync(path.resolve(import.meta.dirname, '../../docs/openapi.json'), 'utf8'),
-) as { paths: Record<string, Record<string, Json>>; components: { schemas: Record<string, Json> } };
+const DOCUMENT = JSON.parse(readFileSync(path.resolve(import.meta.dirname, '../../docs/openapi.json'), 'utf8')) as {
+  paths: Record<string, Record<string, Json>>;
+  components: { schemas: Record<string, Json> };
+};
 
 /**
  * Issue 22: every answer the integration tests get is checked against the committed OpenAPI
@@ -71,6 +72,7 @@ export function responseViolations(
   const validate = validatorFor(`${method} ${operation.template} ${status} ${mediaType}`, schema);
   if (validate(JSON.parse(body))) return [];
   return (validate.errors ?? []).map(
-    (error: { instancePath: string; message?: string }) => `${method} ${operation.template} ${status}: ${error.instancePath || '/'} ${error.message}`,
+    (error: { instancePath: string; message?: string }) =>
+      `${method} ${operation.template} ${status}: ${error.instancePath || '/'} ${error.message}`,
   );
 }
