@@ -14,7 +14,7 @@ import { installCaching } from './http/caching.js';
 import { installCors } from './http/cors.js';
 import { installJsonBody } from './http/json-body.js';
 import { installNulGuard } from './http/nul-guard.js';
-import { describeOperation, SECURITY_SCHEMES } from './http/openapi-operations.js';
+import { describeHeaders, describeOperation, SECURITY_SCHEMES } from './http/openapi-operations.js';
 import { installProblemHandlers, sendFrameworkProblem, writeClientErrorProblem } from './http/problem.js';
 import { RequestLogController } from './http/request-log.js';
 import { compileRequestValidator } from './http/request-validation.js';
@@ -218,6 +218,10 @@ async function registerOpenApi(app: FastifyInstance): Promise<void> {
       tags: API_TAGS,
       components: { securitySchemes: SECURITY_SCHEMES },
     },
+    transformObject: (documents) =>
+      'openapiObject' in documents
+        ? describeHeaders(documents as Parameters<typeof describeHeaders>[0])
+        : documents.swaggerObject,
   });
   app.addHook('onRoute', describeOperation);
   await app.register(async (docs) => {

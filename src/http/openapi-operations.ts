@@ -122,3 +122,52 @@ export function describeOperation(route: RouteOptions): void {
     };
   }
 }
+
+type OpenApiObject = { paths?: Record<string, Record<string, { responses?: Record<string, OpenApiResponse> }>> };
+interface OpenApiResponse {
+  headers?: Record<string, unknown>;
+  content?: Record<string, { schema?: { properties?: Record<string, unknown> } }>;
+}
+
+const HEADERS = {
+  etag: {
+    description: 'A strong validator of the body: send it back as `If-None-Match` to get a 304.',
+    schema: { type: 'string' },
+  },
+  cacheControl: {
+    description: '`no-store` for answers to a credential; `public, max-age=…` for public answers to anonymous callers.',
+    schema: { type: 'string' },
+  },
+  link: {
+    description: 'The next page, when there is one: `<…?cursor=…>; rel="next"` (the same as `meta.nextCursor`).',
+    schema: { type: 'string' },
+  },
+  location: { description: 'Where the created resource is.', schema: { type: 'string' } },
+  retryAfter: { description: 'Seconds to wait before trying again.', schema: { type: 'integer' } },
+} as const;
+
+/**
+ * Describes the headers the API sends (`ETag`, `Cache-Control`, `Link`, `Location`,
+ * `Retry-After`) on every answer of the generated document that carries them. Done on the
+ * document, after it is generated, so that the route schemas the server serialises with stay
+ * plain.
+ */
+export function describeHeaders({ openapiObject }: { openapiObject: Partial<OpenApiObject> }) {
+  for (const operations of Object.values(openapiObject.paths ?? {})) {
+    for (const [method, operation] of Object.entries(operations)) {
+      for (const [status, response] of Object.entries(operation.responses ?? {})) {
+        const headers: Record<string, unknown> = { ...response.headers };
+        if (method === 'get' && status === '200' && response.content?.['application/json']) {
+          headers.ETag = HEADERS.etag;
+          headers['Cache-Control'] = HEADERS.cacheControl;
+          const properties = response.content['application/json'].schema?.properties ?? {};
+          if ('data' in properties && 'meta' in properties) headers.Link = HEADERS.link;
+        }
+        if (status === '201') headers.Location = HEADERS.location;
+        if (status === '429' || status === '503') headers['Retry-After'] = HEADERS.retryAfter;
+        if (Object.keys(headers).length > 0) response.headers = headers;
+      }
+    }
+  }
+  return openapiObject;
+}

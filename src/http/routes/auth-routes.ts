@@ -25,7 +25,7 @@ const LoginBody = Type.Object(
     // Bounded so nobody can make argon2 hash megabytes per attempt.
     password: Type.String({ minLength: 1, maxLength: 1024 }),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ username: 'alice', password: 'correct horse battery' }] },
 );
 
 const cookieDescription = `Sets the HttpOnly \`${REFRESH_COOKIE}\` cookie (SameSite=Strict, Path=${API_PREFIX}/auth).`;

@@ -115,6 +115,7 @@ const UploadBody = Type.Unsafe<unknown>({
     desc: { type: 'string', description: "Short description; overrides the archive's FILE_ID.DIZ." },
     hashTags: { type: 'string', description: 'Comma-separated tags, `#` optional.' },
   },
+  examples: [{ file: '(the bytes of modem_drivers.zip)', desc: 'Courier drivers', hashTags: 'hardware, modems' }],
 });
 
 const BinaryContent = { schema: { type: 'string', format: 'binary' } };

@@ -197,12 +197,17 @@ const ThreadMessageSchema = Type.Object(
   },
 );
 
-const PostBody = Type.Object({
-  subject: Type.String({ description: '1..72 characters (Unicode code points) after trimming.' }),
-  message: Type.String({ description: 'Not blank; at most 65,536 bytes of UTF-8.' }),
-  toUserName: Type.Optional(Type.String({ description: 'At most 36 characters; default "All".' })),
-  replyToMessageId: Type.Optional(Type.Integer({ minimum: 1, description: 'A live message in the same area.' })),
-});
+const PostBody = Type.Object(
+  {
+    subject: Type.String({ description: '1..72 characters (Unicode code points) after trimming.' }),
+    message: Type.String({ description: 'Not blank; at most 65,536 bytes of UTF-8.' }),
+    toUserName: Type.Optional(Type.String({ description: 'At most 36 characters; default "All".' })),
+    replyToMessageId: Type.Optional(Type.Integer({ minimum: 1, description: 'A live message in the same area.' })),
+  },
+  {
+    examples: [{ subject: 'Re: Modems', message: 'Mine is a Courier too.', toUserName: 'bob', replyToMessageId: 4711 }],
+  },
+);
 
 const ConfTagParams = Type.Object({ confTag: Type.String() });
 const AreaTagParams = Type.Object({ areaTag: Type.String() });

@@ -71,7 +71,10 @@ const ProfileUpdateBody = Type.Object(
     webAddress: editable('webAddress', ' Must be an http(s) URL.'),
     autoSignature: editable('autoSignature', ' Appended to new messages.'),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [{ location: 'Sector 7G', webAddress: 'https://alice.example.org/', autoSignature: '-- alice' }],
+  },
 );
 
 export function registerUserRoutes(fastify: FastifyInstance, board: Board): void {
