@@ -16,7 +16,12 @@ const TokenResponse = Type.Object(
     tokenType: Type.Literal('Bearer'),
     expiresIn: Type.Integer({ description: 'Lifetime of the access token in seconds (900).' }),
   },
-  { $id: 'TokenResponse' },
+  {
+    $id: 'TokenResponse',
+    examples: [
+      { accessToken: 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiI3In0.c2lnbmF0dXJl', tokenType: 'Bearer', expiresIn: 900 },
+    ],
+  },
 );
 
 const LoginBody = Type.Object(

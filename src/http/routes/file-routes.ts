@@ -60,7 +60,26 @@ const FileRecord = Type.Object(
     hashTags: Type.Array(Type.String()),
     estReleaseYear: Type.Union([Type.Integer(), Type.Null()]),
   },
-  { $id: 'FileRecord' },
+  {
+    $id: 'FileRecord',
+    examples: [
+      {
+        fileId: 42,
+        areaTag: 'uploads',
+        fileName: 'modem_drivers-v2.zip',
+        desc: 'Courier drivers',
+        descLong: 'US Robotics Courier drivers, v2.',
+        byteSize: 183_204,
+        uploadTimestamp: '2026-11-24T15:51:03.763Z',
+        uploadByUsername: 'alice',
+        dlCount: 3,
+        sha256: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08',
+        archiveType: 'application/zip',
+        hashTags: ['hardware', 'modems'],
+        estReleaseYear: 1994,
+      },
+    ],
+  },
 );
 
 const FoundFile = Type.Object(

@@ -145,7 +145,19 @@ const FoundMessageSchema = Type.Object(
   },
 );
 
-const MessageSummarySchema = Type.Object(summaryFields, { $id: 'MessageSummary' });
+/** What the examples of the message answers show. */
+const SUMMARY_EXAMPLE = {
+  messageId: 4711,
+  uuid: '0193a1c2-7d4e-7c3b-9f1a-2b3c4d5e6f70',
+  areaTag: 'general',
+  replyToMessageId: null,
+  toUserName: 'All',
+  fromUserName: 'alice',
+  subject: 'Modems',
+  timestamp: '2026-11-24T15:51:03.763Z',
+};
+
+const MessageSummarySchema = Type.Object(summaryFields, { $id: 'MessageSummary', examples: [SUMMARY_EXAMPLE] });
 
 const Network = Type.Object(
   {
@@ -169,7 +181,18 @@ const MessageDetailSchema = Type.Object(
     replyCount: Type.Integer({ description: 'Live replies to this message.' }),
     threadRootId: Type.Integer({ description: 'The first message of its thread (its own messageId for a root).' }),
   },
-  { $id: 'MessageDetail' },
+  {
+    $id: 'MessageDetail',
+    examples: [
+      {
+        ...SUMMARY_EXAMPLE,
+        body: 'My high speed modem is a Courier.\n\n-- alice',
+        network: {},
+        replyCount: 2,
+        threadRootId: 4711,
+      },
+    ],
+  },
 );
 
 const ThreadMessageSchema = Type.Object(

@@ -15,7 +15,19 @@ const BoardInfo = Type.Object(
     sysopName: Type.Optional(Type.String()),
     uptimeSeconds: Type.Integer({ description: 'Seconds since this node started.' }),
   },
-  { $id: 'BoardInfo' },
+  {
+    $id: 'BoardInfo',
+    examples: [
+      {
+        boardName: 'Sector 7G BBS',
+        version: '0.1.0',
+        nodeCount: 3,
+        closedSystem: false,
+        sysopName: 'sysop',
+        uptimeSeconds: 86_400,
+      },
+    ],
+  },
 );
 
 const BoardStats = Type.Object(
