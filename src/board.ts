@@ -120,7 +120,7 @@ function createStores(database: Database, clock: Clock, identityChanges: Identit
     system: createSystemStore(db),
     messages: createMessageStore(database, clock),
     files: createFileStore(database, users),
-    webhooks: createWebhookStore(db),
+    webhooks: createWebhookStore(db, database.dialect),
   };
 }
 

@@ -128,7 +128,7 @@ export async function openEventStream(
     deliveredThrough = Math.max(deliveredThrough, liveFrom);
   }
 
-  return { close, isClosed: () => isClosed };
+  return { close };
 }
 
 export type EventStream = Awaited<ReturnType<typeof openEventStream>>;

@@ -49,10 +49,6 @@ export function createStreamRegistry(limits: { maxPerOwner: number; maxPerNode: 
       streams.delete(stream);
     },
 
-    get open(): number {
-      return reserved;
-    },
-
     /** Ends the streams open now; new ones are still taken. */
     endOpen(): void {
       for (const stream of streams) stream.close();

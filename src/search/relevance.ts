@@ -6,13 +6,8 @@ import type { SearchTerm } from './search-query.js';
  */
 export const RELEVANCE_SCALE = 1_000_000;
 
-/** Ids are below 2^32: a sort key is score × 2^32 + id. */
+/** Ids are below 2^32: a relevance sort key is score × 2^32 + id (see relevanceSortKey), one safe integer. */
 export const ID_SPAN = 2 ** 32;
-
-/** A relevance sort key: higher score first, and the newer document first among equal scores. */
-export function relevanceKey(score: number, id: number): number {
-  return score * ID_SPAN + id;
-}
 
 /**
  * How well a document's tokens answer the query's terms, from the document and the query only —

@@ -131,20 +131,21 @@ export function createWebhookService(deps: {
   async function createFor(userId: number, input: WebhookInput): Promise<CreatedWebhook> {
     const url = await checkTarget(input.url);
     const filter = filterOf(input.events, input.areas ?? []);
-    if ((await store.countOf(userId)) >= settings.maxPerUser) {
-      throw new ConflictError(`You have ${settings.maxPerUser} webhooks already: remove one first.`);
-    }
     const secretSalt = randomBytes(16).toString('base64url');
-    const id = await store.insert({
-      userId,
-      url,
-      events: filter.types,
-      areas: filter.areas,
-      description: input.description ?? '',
-      secretSalt,
-      createdAt: clock.now().toISOString(),
-      deliveredThrough: await log.latestId(),
-    });
+    const id = await store.insertWithinLimit(
+      {
+        userId,
+        url,
+        events: filter.types,
+        areas: filter.areas,
+        description: input.description ?? '',
+        secretSalt,
+        createdAt: clock.now().toISOString(),
+        deliveredThrough: await log.latestId(),
+      },
+      settings.maxPerUser,
+    );
+    if (id === null) throw new ConflictError(`You have ${settings.maxPerUser} webhooks already: remove one first.`);
     const row = await store.find(id);
     if (!row) throw new NotFoundError(`No webhook ${id}.`);
     return { ...toWebhookView(row), secret: webhookSecret(boardSecret, id, secretSalt) };

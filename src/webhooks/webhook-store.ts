@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { Db } from '../db/database.js';
+import type { Db, Dialect } from '../db/database.js';
 import { type Page, type PageRequest, pageFromRows, rowsToFetch } from '../db/keyset.js';
 import type { WebhookDeliveriesTable, WebhooksTable } from '../db/schema.js';
 
@@ -47,7 +47,7 @@ function pageById<Row extends { readonly id: number }>(rows: readonly Row[], req
 }
 
 /** Every query of webhooks and their delivery log. */
-export function createWebhookStore(db: Db) {
+export function createWebhookStore(db: Db, dialect: Dialect) {
   const withOwner = () =>
     db
       .selectFrom('webhooks')
@@ -56,30 +56,36 @@ export function createWebhookStore(db: Db) {
       .select('users.username');
 
   return {
-    async insert(webhook: NewWebhook): Promise<number> {
-      const { id } = await db
-        .insertInto('webhooks')
-        .values({
-          ...webhook,
-          events: JSON.stringify(webhook.events),
-          areas: JSON.stringify(webhook.areas),
-          nextAttemptAt: webhook.createdAt,
-        })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      return id;
+    /**
+     * Inserts a webhook unless its owner has `maxPerUser` already: null then. The owner's row is
+     * locked first (PostgreSQL; SQLite writes one at a time), so parallel creations on any number
+     * of nodes are counted one after the other and never pass the limit together.
+     */
+    insertWithinLimit(webhook: NewWebhook, maxPerUser: number): Promise<number | null> {
+      return db.transaction().execute(async (trx) => {
+        const lock = trx.selectFrom('users').select('id').where('id', '=', webhook.userId);
+        await (dialect === 'postgres' ? lock.forUpdate() : lock).execute();
+        const counted = await trx
+          .selectFrom('webhooks')
+          .select((eb) => eb.fn.countAll<number>().as('count'))
+          .where('userId', '=', webhook.userId)
+          .executeTakeFirst();
+        if (Number(counted?.count ?? 0) >= maxPerUser) return null;
+        const { id } = await trx
+          .insertInto('webhooks')
+          .values({
+            ...webhook,
+            events: JSON.stringify(webhook.events),
+            areas: JSON.stringify(webhook.areas),
+            nextAttemptAt: webhook.createdAt,
+          })
+          .returning('id')
+          .executeTakeFirstOrThrow();
+        return id;
+      });
     },
 
     find: (id: number): Promise<WebhookRow | undefined> => withOwner().where('webhooks.id', '=', id).executeTakeFirst(),
-
-    async countOf(userId: number): Promise<number> {
-      const row = await db
-        .selectFrom('webhooks')
-        .select((eb) => eb.fn.countAll<number>().as('count'))
-        .where('userId', '=', userId)
-        .executeTakeFirst();
-      return Number(row?.count ?? 0);
-    },
 
     /** One page by id, of one user's webhooks or (null) everyone's. */
     async list(userId: number | null, request: PageRequest): Promise<Page<WebhookRow>> {

@@ -1,9 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ID_SPAN, RELEVANCE_SCALE, relevanceKey, relevanceScore } from '../../src/search/relevance.js';
+import { ID_SPAN, RELEVANCE_SCALE, relevanceScore } from '../../src/search/relevance.js';
 import { parseSearchQuery, positiveTerms } from '../../src/search/search-query.js';
 import { searchTokens } from '../../src/search/search-text.js';
 
+/** The sort key the databases compute (relevanceSortKey). */
+const relevanceKey = (score: number, id: number) => score * ID_SPAN + id;
 const score = (text: string, q: string) => relevanceScore(searchTokens(text), positiveTerms(parseSearchQuery(q)));
 
 describe('relevanceScore', () => {

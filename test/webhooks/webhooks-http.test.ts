@@ -118,6 +118,13 @@ describeEachDialect('webhooks', (dialect) => {
     expect((await inject('POST', '/webhooks', { authorization: '' } as Auth, {})).statusCode).toBe(401);
   });
 
+  it('holds the per-user limit when creations race', async () => {
+    const answers = await Promise.all(Array.from({ length: 12 }, () => create(bob, {})));
+    const statuses = answers.map((answer) => answer.statusCode).sort();
+    expect(statuses).toEqual([...Array(3).fill(201), ...Array(9).fill(409)]);
+    expect((await inject('GET', '/webhooks', bob)).json().meta.count).toBe(3);
+  });
+
   it('delivers a signed event its owner may see, and logs the delivery', async () => {
     const { id, secret } = (await create(bob, { areas: ['general', 'members', 'secret'] })).json() as {
       id: number;

@@ -120,31 +120,6 @@ const summaryFields = {
   timestamp: Timestamp,
 };
 
-const FoundMessageSchema = Type.Object(
-  {
-    ...summaryFields,
-    snippet: Type.String({
-      description: 'At most 200 characters of plain text around the first hit, hits wrapped in « and ».',
-    }),
-  },
-  {
-    $id: 'FoundMessage',
-    examples: [
-      {
-        messageId: 4711,
-        uuid: '01a20e40-e553-7d49-9a4b-7973eceac56e',
-        areaTag: 'general',
-        replyToMessageId: null,
-        toUserName: 'All',
-        fromUserName: 'demo',
-        subject: 'Modems',
-        timestamp: '2026-11-24T15:51:03.763Z',
-        snippet: 'My «high» «speed» «modem» is a Courier.',
-      },
-    ],
-  },
-);
-
 /** What the examples of the message answers show. */
 const SUMMARY_EXAMPLE = {
   messageId: 4711,
@@ -156,6 +131,19 @@ const SUMMARY_EXAMPLE = {
   subject: 'Modems',
   timestamp: '2026-11-24T15:51:03.763Z',
 };
+
+const FoundMessageSchema = Type.Object(
+  {
+    ...summaryFields,
+    snippet: Type.String({
+      description: 'At most 200 characters of plain text around the first hit, hits wrapped in « and ».',
+    }),
+  },
+  {
+    $id: 'FoundMessage',
+    examples: [{ ...SUMMARY_EXAMPLE, snippet: 'My «high» «speed» «modem» is a Courier.' }],
+  },
+);
 
 const MessageSummarySchema = Type.Object(summaryFields, { $id: 'MessageSummary', examples: [SUMMARY_EXAMPLE] });
 
@@ -203,20 +191,7 @@ const ThreadMessageSchema = Type.Object(
   },
   {
     $id: 'ThreadMessage',
-    examples: [
-      {
-        messageId: 4711,
-        uuid: '01a20e40-e553-7d49-9a4b-7973eceac56e',
-        areaTag: 'general',
-        replyToMessageId: null,
-        toUserName: 'All',
-        fromUserName: 'demo',
-        subject: 'Modems',
-        timestamp: '2026-11-24T15:51:03.763Z',
-        depth: 0,
-        replyCount: 2,
-      },
-    ],
+    examples: [{ ...SUMMARY_EXAMPLE, depth: 0, replyCount: 2 }],
   },
 );
 
