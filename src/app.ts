@@ -16,6 +16,7 @@ import { installJsonBody } from './http/json-body.js';
 import { installNulGuard } from './http/nul-guard.js';
 import { describeHeaders, describeOperation, SECURITY_SCHEMES } from './http/openapi-operations.js';
 import { installProblemHandlers, sendFrameworkProblem, writeClientErrorProblem } from './http/problem.js';
+import { registerReaderRoutes } from './http/reader-routes.js';
 import { RequestLogController } from './http/request-log.js';
 import { compileRequestValidator } from './http/request-validation.js';
 import { installResponseHeaders, refuseWhileClosing } from './http/response-headers.js';
@@ -30,6 +31,7 @@ import { registerWebhookRoutes } from './http/routes/webhook-routes.js';
 import { installSessionActivity } from './http/session-activity.js';
 import { logStream } from './logging/log-stream.js';
 import type { BoardMetrics, CountedRoutes } from './metrics/board-metrics.js';
+import { readerAssets } from './reader/reader-assets.js';
 import { BAUD_VERSION } from './version.js';
 
 export interface BuildAppOptions {
@@ -171,6 +173,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
       },
       { prefix: API_PREFIX },
     );
+    if (web.reader.enabled) registerReaderRoutes(app, await readerAssets());
   }
   return app;
 }
@@ -211,13 +214,17 @@ async function registerOpenApi(app: FastifyInstance): Promise<void> {
         description:
           'JSON REST API of the baud bulletin board system. Operations that list `{}` among their security ' +
           'requirements also answer anonymous callers: what they show then is what the board makes public ' +
-          '(the anonymous allowlist of `contentServers.web.restApi`).',
+          '(the anonymous allowlist of `contentServers.web.restApi`). A request whose headers (the URL ' +
+          'included) exceed 16 KiB is answered 431 by the HTTP layer before any route runs, and a path ' +
+          'parameter longer than 100 characters (longer than any real tag or id) answers 404; both are problem+json.',
         license: { name: 'MIT', identifier: 'MIT' },
       },
       servers: [{ url: '/' }],
       tags: API_TAGS,
       components: { securitySchemes: SECURITY_SCHEMES },
     },
+    // Shared schemas keep their own names (`MessageSummary`, not `def-5`): generated clients name their types by them.
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
     transformObject: (documents) =>
       'openapiObject' in documents
         ? describeHeaders(documents as Parameters<typeof describeHeaders>[0])

@@ -11,11 +11,30 @@ export interface FieldError {
 
 export abstract class BaudError extends Error {
   abstract readonly status: number;
-  /** Extra response headers the status needs (`WWW-Authenticate`, `Retry-After`, `Allow`). */
-  readonly headers: Readonly<Record<string, string>> = {};
+  #headers: Readonly<Record<string, string>>;
 
-  constructor(readonly detail: string) {
+  /** `headers`: the response headers the status needs (`WWW-Authenticate`, `Retry-After`, `Allow`). */
+  constructor(
+    readonly detail: string,
+    headers: Readonly<Record<string, string>> = {},
+  ) {
     super(detail);
+    this.#headers = headers;
+  }
+
+  /** Extra response headers: the ones the status needs, and any added with `withHeaders`. */
+  get headers(): Readonly<Record<string, string>> {
+    return this.#headers;
+  }
+
+  /**
+   * Adds response headers that say more about this one answer than its status does (the
+   * RateLimit headers of a refused login), and returns the error, to be thrown:
+   * `throw new UnauthorizedError('…').withHeaders(extra)`.
+   */
+  withHeaders(extra: Readonly<Record<string, string>>): this {
+    this.#headers = { ...this.#headers, ...extra };
+    return this;
   }
 }
 
@@ -33,12 +52,10 @@ export class BadRequestError extends BaudError {
 export class UnauthorizedError extends BaudError {
   override readonly name = 'UnauthorizedError';
   readonly status = 401;
-  override readonly headers: Readonly<Record<string, string>>;
   constructor(detail = 'Authentication is required.', bearerError?: 'invalid_token') {
-    super(detail);
-    this.headers = {
+    super(detail, {
       'www-authenticate': bearerError ? `Bearer realm="baud", error="${bearerError}"` : 'Bearer realm="baud"',
-    };
+    });
   }
 }
 
@@ -55,18 +72,18 @@ export class NotFoundError extends BaudError {
 export class MethodNotAllowedError extends BaudError {
   override readonly name = 'MethodNotAllowedError';
   readonly status = 405;
-  override readonly headers: Readonly<Record<string, string>>;
   constructor(method: string, allowed: readonly string[]) {
-    super(`${method} is not allowed here; use ${allowed.join(', ')}.`);
-    this.headers = { allow: allowed.join(', ') };
+    super(`${method} is not allowed here; use ${allowed.join(', ')}.`, { allow: allowed.join(', ') });
   }
 }
 
 export class RequestTimeoutError extends BaudError {
   override readonly name = 'RequestTimeoutError';
   readonly status = 408;
-  // The rest of the body may still be on its way: closing is the only way not to read it.
-  override readonly headers: Readonly<Record<string, string>> = { connection: 'close' };
+  constructor(detail: string) {
+    // The rest of the body may still be on its way: closing is the only way not to read it.
+    super(detail, { connection: 'close' });
+  }
 }
 
 export class ConflictError extends BaudError {
@@ -87,30 +104,24 @@ export class UnsupportedMediaTypeError extends BaudError {
 export class RangeNotSatisfiableError extends BaudError {
   override readonly name = 'RangeNotSatisfiableError';
   readonly status = 416;
-  override readonly headers: Readonly<Record<string, string>>;
   /** `sizeBytes`: the whole representation's length, sent as `Content-Range: bytes *\/size` (RFC 9110 §15.5.17). */
   constructor(detail: string, sizeBytes: number) {
-    super(detail);
-    this.headers = { 'content-range': `bytes */${sizeBytes}` };
+    super(detail, { 'content-range': `bytes */${sizeBytes}` });
   }
 }
 
 export class ServiceUnavailableError extends BaudError {
   override readonly name = 'ServiceUnavailableError';
   readonly status = 503;
-  override readonly headers: Readonly<Record<string, string>>;
   constructor(detail: string, retryAfterSeconds: number) {
-    super(detail);
-    this.headers = { 'retry-after': String(retryAfterSeconds), connection: 'close' };
+    super(detail, { 'retry-after': String(retryAfterSeconds), connection: 'close' });
   }
 }
 
 export class TooManyRequestsError extends BaudError {
   override readonly name = 'TooManyRequestsError';
   readonly status = 429;
-  override readonly headers: Readonly<Record<string, string>>;
   constructor(detail: string, retryAfterSeconds: number) {
-    super(detail);
-    this.headers = { 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) };
+    super(detail, { 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) });
   }
 }

@@ -8,6 +8,7 @@ import { usernameKey } from '../users/username.js';
 import type { AccessTokens, IssuedAccessToken } from './access-tokens.js';
 import type { LoginThrottle } from './login-throttle.js';
 import { verifyAgainstDummy, verifyPassword } from './passwords.js';
+import { type RateLimitQuota, rateLimitHeaders } from './rate-limit-headers.js';
 import type { RefreshTokens } from './refresh-tokens.js';
 
 export interface LoginInput {
@@ -24,6 +25,11 @@ export interface SessionTokens {
   readonly refreshToken: string;
 }
 
+/** What a login hands back: the session's tokens, and what the caller's login attempts have left. */
+export interface LoginResult extends SessionTokens {
+  readonly loginQuota: RateLimitQuota;
+}
+
 // Pruning deletes by timestamp over whole tables; once every few minutes per node is plenty.
 const PRUNE_INTERVAL_MS = 10 * 60 * 1000;
 
@@ -33,7 +39,11 @@ const PRUNE_INTERVAL_MS = 10 * 60 * 1000;
  * same argon2 work, so a response never tells which one it was.
  */
 export interface AuthService {
-  login(input: LoginInput): Promise<SessionTokens>;
+  /**
+   * Throttled (see `LoginThrottle`): a 401 carries the RateLimit headers of what the caller
+   * has left after the failure, a 429 those of the refusal; a success returns them as `loginQuota`.
+   */
+  login(input: LoginInput): Promise<LoginResult>;
   /** Rotates the refresh token; a missing, dead or reused one is a 401. */
   refresh(refreshToken: string | undefined): Promise<SessionTokens>;
   /** Ends the session of `refreshToken`; without one (or with a dead one) there is nothing to do. */
@@ -77,11 +87,13 @@ export function createAuthService(deps: {
         : await verifyAgainstDummy(input.password);
       if (!user || !passwordMatches || user.disabledAt !== null) {
         // The slots the attempt reserved stay taken: they are the failure's record.
-        throw new UnauthorizedError('The username or password is incorrect.');
+        throw new UnauthorizedError('The username or password is incorrect.').withHeaders(
+          rateLimitHeaders(reservation.quotaIfFailed),
+        );
       }
       const nowIso = clock.now().toISOString();
       const card = (await users.cardsOf([user.id])).get(user.id);
-      const session = await users.transaction(async (trx) => {
+      const { session, loginQuota } = await users.transaction(async (trx) => {
         // First, because it locks the user's row: the user's logins then run one after the
         // other (SQLite runs one write transaction at a time anyway), so the session cap
         // below counts the sessions of logins made in parallel too.
@@ -97,7 +109,7 @@ export function createAuthService(deps: {
           keptFamilyId: issued.familyId,
           maxSessions: maxSessionsPerUser,
         });
-        await loginThrottle.recordSuccess(trx, reservation);
+        const loginQuota = await loginThrottle.recordSuccess(trx, reservation);
         await events.append(trx, {
           type: 'user.login',
           areaTag: null,
@@ -110,11 +122,11 @@ export function createAuthService(deps: {
             timestamp: nowIso,
           },
         });
-        return issued;
+        return { session: issued, loginQuota };
       });
       await pruneNowAndThen();
       const token = await accessTokens.issue({ userId: user.id, sessionId: session.familyId });
-      return { token, refreshToken: session.refreshToken };
+      return { token, refreshToken: session.refreshToken, loginQuota };
     },
 
     async refresh(refreshToken) {

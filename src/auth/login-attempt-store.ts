@@ -14,15 +14,22 @@ export interface SlotRequest {
   readonly maxAttempts: number;
 }
 
+/** A subject's open window once an attempt took a slot in it. */
+export interface TakenSlot {
+  readonly windowStartedAt: string;
+  /** Attempts the window holds, this one included. */
+  readonly attemptCount: number;
+}
+
 export interface LoginAttemptStore {
   /** Runs `work` in one transaction; methods that take an executor join it. */
   transaction<T>(work: (trx: Transaction<Tables>) => Promise<T>): Promise<T>;
   /**
    * Takes a slot in the subject's window, opening a new window if the last one is over, in one
-   * atomic upsert; returns the window's start, or undefined when the window is full (then
-   * nothing changed). The row lock the upsert takes orders racing attempts.
+   * atomic upsert; returns the window's start and count, or undefined when the window is full
+   * (then nothing changed). The row lock the upsert takes orders racing attempts.
    */
-  takeSlot(trx: Executor, request: SlotRequest): Promise<string | undefined>;
+  takeSlot(trx: Executor, request: SlotRequest): Promise<TakenSlot | undefined>;
   /** When the subject's current window started (the subject has one). */
   windowStartOf(trx: Executor, subject: string): Promise<string>;
   /** Forgets the subject's window. */
@@ -39,7 +46,7 @@ export function createLoginAttemptStore(db: Db): LoginAttemptStore {
     transaction: (work) => db.transaction().execute(work),
 
     async takeSlot(trx, { subject, now, windowOverAt, maxAttempts }) {
-      const taken = await trx
+      return trx
         .insertInto('loginAttempts')
         .values({ subject, windowStartedAt: now, attemptCount: 1 })
         .onConflict((conflict) =>
@@ -69,9 +76,8 @@ export function createLoginAttemptStore(db: Db): LoginAttemptStore {
               ]),
             ),
         )
-        .returning('windowStartedAt')
+        .returning(['windowStartedAt', 'attemptCount'])
         .executeTakeFirst();
-      return taken?.windowStartedAt;
     },
 
     async windowStartOf(trx, subject) {

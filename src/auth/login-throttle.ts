@@ -2,7 +2,8 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config/load-config.js';
 import type { Executor } from '../db/database.js';
 import { TooManyRequestsError } from '../errors.js';
-import type { LoginAttemptStore } from './login-attempt-store.js';
+import type { LoginAttemptStore, TakenSlot } from './login-attempt-store.js';
+import { type RateLimitQuota, rateLimitHeaders } from './rate-limit-headers.js';
 
 /** Who a login attempt is counted against: the account tried, and the address it came from. */
 export interface LoginAttempt {
@@ -15,21 +16,24 @@ export interface LoginAttempt {
 export interface LoginReservation {
   readonly attempt: LoginAttempt;
   /** The address window the slot was taken from (a success gives back that slot only). */
-  readonly addressWindowStartedAt: string;
+  readonly addressWindow: TakenSlot;
+  /** What the caller has left if the password is wrong: the attempt keeps both its slots. */
+  readonly quotaIfFailed: RateLimitQuota;
 }
 
-/** A slot taken (its window's start), or refused (how long until the full window ends). */
+/** A slot taken, or refused (how long until the full window ends). */
 type SlotOutcome =
-  | { readonly windowStartedAt: string; readonly retryAfterMs: 0 }
-  | { readonly windowStartedAt: null; readonly retryAfterMs: number };
+  | { readonly taken: TakenSlot; readonly retryAfterMs: 0 }
+  | { readonly taken: null; readonly retryAfterMs: number };
 
 /** Failed-login throttling per account and per client address (see `createLoginThrottle`). */
 export interface LoginThrottle {
   /**
    * Takes the attempt's slots for its username and its address, or throws
    * `TooManyRequestsError` when either window is full, with Retry-After for the later of
-   * the full ones. One transaction: the throw rolls back a slot the other window gave. The
-   * account is always locked before the address, so two attempts cannot deadlock.
+   * the full ones (and the RateLimit headers: none remaining, reset at Retry-After). One
+   * transaction: the throw rolls back a slot the other window gave. The account is always
+   * locked before the address, so two attempts cannot deadlock.
    */
   reserve(attempt: LoginAttempt): Promise<LoginReservation>;
   /**
@@ -38,14 +42,19 @@ export interface LoginThrottle {
    * slot this login took, and only if that window is still open: a success is not a guess,
    * so many people behind one NAT can log in all day, but the address's failures stay
    * counted, so logging in to one's own account cannot wipe out guesses at other accounts.
+   * Returns what the caller has left then: the address window, with the slot given back,
+   * is the only one that limits.
    */
-  recordSuccess(trx: Executor, reservation: LoginReservation): Promise<void>;
+  recordSuccess(trx: Executor, reservation: LoginReservation): Promise<RateLimitQuota>;
   /** Deletes windows that are over (the next attempt would open a new one anyway). */
   prune(): Promise<void>;
 }
 
 const accountSubject = (attempt: LoginAttempt) => `user:${attempt.usernameKey}`;
 const addressSubject = (attempt: LoginAttempt) => `ip:${attempt.clientAddress}`;
+
+/** Whole seconds in `ms`, rounded up and at least 1, as Retry-After counts them. */
+const wholeSecondsIn = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
 
 /**
  * Failed-login throttling, kept in the database (`login_attempts`) so every node sharing it
@@ -67,17 +76,38 @@ export function createLoginThrottle(deps: { store: LoginAttemptStore; clock: Clo
 
   /**
    * Takes a slot in `subject`'s window (opening a new window if the last one is over) and
-   * returns the window's start, or, when the window is full, how long until it ends. The
-   * upsert makes a full window a no-op, and the row lock it takes orders racing attempts, so
-   * exactly `maxFailures` of them get a slot on either database.
+   * returns the window, or, when the window is full, how long until it ends. The upsert makes
+   * a full window a no-op, and the row lock it takes orders racing attempts, so exactly
+   * `maxFailures` of them get a slot on either database.
    */
   async function takeSlot(trx: Executor, subject: string, now: Date): Promise<SlotOutcome> {
     const windowOverAt = new Date(now.getTime() - windowMs).toISOString();
     const request = { subject, now: now.toISOString(), windowOverAt, maxAttempts: maxFailures };
-    const windowStartedAt = await store.takeSlot(trx, request);
-    if (windowStartedAt !== undefined) return { windowStartedAt, retryAfterMs: 0 };
+    const taken = await store.takeSlot(trx, request);
+    if (taken !== undefined) return { taken, retryAfterMs: 0 };
     const fullSince = await store.windowStartOf(trx, subject);
-    return { windowStartedAt: null, retryAfterMs: Date.parse(fullSince) + windowMs - now.getTime() };
+    return { taken: null, retryAfterMs: Date.parse(fullSince) + windowMs - now.getTime() };
+  }
+
+  const msUntilOver = (window: TakenSlot, now: Date) => Date.parse(window.windowStartedAt) + windowMs - now.getTime();
+
+  /**
+   * What the caller has left while `windows` hold their counts: the fullest window limits,
+   * until it ends. Of two equally full, the one that ends later: the count holds until then.
+   */
+  function quotaOf(windows: readonly [TakenSlot, ...TakenSlot[]], now: Date): RateLimitQuota {
+    const limiting = windows.reduce((most, window) =>
+      window.attemptCount > most.attemptCount ||
+      (window.attemptCount === most.attemptCount && msUntilOver(window, now) > msUntilOver(most, now))
+        ? window
+        : most,
+    );
+    return {
+      limit: maxFailures,
+      remaining: Math.max(0, maxFailures - limiting.attemptCount),
+      resetSeconds: wholeSecondsIn(msUntilOver(limiting, now)),
+      windowSeconds,
+    };
   }
 
   return {
@@ -86,18 +116,26 @@ export function createLoginThrottle(deps: { store: LoginAttemptStore; clock: Clo
       return store.transaction(async (trx) => {
         const account = await takeSlot(trx, accountSubject(attempt), now);
         const address = await takeSlot(trx, addressSubject(attempt), now);
-        if (account.windowStartedAt === null || address.windowStartedAt === null) {
-          const retryAfterMs = Math.max(account.retryAfterMs, address.retryAfterMs);
-          throw new TooManyRequestsError('Too many failed logins; try again later.', retryAfterMs / 1000);
+        if (account.taken === null || address.taken === null) {
+          const resetSeconds = wholeSecondsIn(Math.max(account.retryAfterMs, address.retryAfterMs));
+          throw new TooManyRequestsError('Too many failed logins; try again later.', resetSeconds).withHeaders(
+            rateLimitHeaders({ limit: maxFailures, remaining: 0, resetSeconds, windowSeconds }),
+          );
         }
-        return { attempt, addressWindowStartedAt: address.windowStartedAt };
+        return {
+          attempt,
+          addressWindow: address.taken,
+          quotaIfFailed: quotaOf([account.taken, address.taken], now),
+        };
       });
     },
 
     async recordSuccess(trx, reservation) {
-      const { attempt, addressWindowStartedAt } = reservation;
+      const { attempt, addressWindow } = reservation;
       await store.deleteWindow(trx, accountSubject(attempt));
-      await store.giveBackSlot(trx, addressSubject(attempt), addressWindowStartedAt);
+      await store.giveBackSlot(trx, addressSubject(attempt), addressWindow.windowStartedAt);
+      const slotGivenBack = { ...addressWindow, attemptCount: addressWindow.attemptCount - 1 };
+      return quotaOf([slotGivenBack], clock.now());
     },
 
     async prune() {

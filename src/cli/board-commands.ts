@@ -44,8 +44,11 @@ export function registerBoardCommands(program: Command): void {
     const config = loadCliConfig({ ...options, config: configPath });
     const running = await serveBoard(config);
     stopOnSignals(running, config.contentServers.web, (text) => process.stderr.write(`${text}\n`));
+    const web = config.contentServers.web;
+    const readerUrl = web.restApi.enabled && web.reader.enabled ? `${new URL(running.url).origin}/` : null;
     const lines = [
       `baud is serving "${config.general.boardName}"`,
+      ...(readerUrl ? [`  Reader: ${readerUrl}`] : []),
       `  API:  ${running.url}`,
       `  Docs: ${running.url}/docs`,
       `  Database: ${describeDatabase(running)}`,
@@ -56,6 +59,7 @@ export function registerBoardCommands(program: Command): void {
       options,
       {
         url: running.url,
+        readerUrl,
         docsUrl: `${running.url}/docs`,
         metricsUrl: running.metricsUrl,
         appliedMigrations: running.appliedMigrations,
@@ -119,7 +123,12 @@ export function registerBoardCommands(program: Command): void {
  * board's configuration, so the committed docs/openapi.json matches every installation.
  */
 export async function generateOpenApiDocument(): Promise<string> {
-  const config = configFromObject({ database: { url: 'sqlite::memory:' }, logging: { level: 'silent' } });
+  const config = configFromObject({
+    database: { url: 'sqlite::memory:' },
+    logging: { level: 'silent' },
+    // The reader's pages are not part of the API (and `npm install` generates this before building them).
+    contentServers: { web: { reader: { enabled: false } } },
+  });
   const board = await openBoard(config);
   const app = await buildApp(config, { board, logger: false });
   try {

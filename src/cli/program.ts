@@ -5,6 +5,7 @@ import { registerBoardCommands } from './board-commands.js';
 import { registerEventCommands } from './event-commands.js';
 import { registerFileCommands } from './file-commands.js';
 import { registerMessageCommands } from './message-commands.js';
+import { registerReaderCommands } from './reader-commands.js';
 import { registerUserCommands } from './user-commands.js';
 import { registerWebhookCommands } from './webhook-commands.js';
 
@@ -22,5 +23,6 @@ export function createProgram(): Command {
   registerFileCommands(program);
   registerWebhookCommands(program);
   registerEventCommands(program);
+  registerReaderCommands(program);
   return program;
 }

@@ -196,6 +196,8 @@ export const ConfigSchema = Type.Object(
               description:
                 'Shared caches may keep a public answer to an anonymous caller this long (0: keep it but revalidate every time)',
             }),
+            // The web reader at `/` (built on the REST API, so it needs the API on too).
+            reader: Type.Object({ enabled: Type.Boolean({ default: true }) }, { ...Strict, default: {} }),
             restApi: Type.Object(
               {
                 enabled: Type.Boolean({ default: true }),

@@ -3,7 +3,8 @@ import type { Config } from '../config/load-config.js';
 
 const ALLOWED_METHODS = 'GET, HEAD, POST, PUT, DELETE, OPTIONS';
 const ALLOWED_HEADERS = 'Authorization, Content-Type, X-Baud-API-Key, Range, If-None-Match';
-const EXPOSED_HEADERS = 'Link, Location, Retry-After, WWW-Authenticate, X-Request-Id';
+const EXPOSED_HEADERS =
+  'Link, Location, RateLimit-Limit, RateLimit-Policy, RateLimit-Remaining, RateLimit-Reset, Retry-After, WWW-Authenticate, X-Request-Id';
 const PREFLIGHT_MAX_AGE_SECONDS = 600;
 
 function addVaryOrigin(reply: FastifyReply): void {

@@ -123,7 +123,11 @@ export function describeOperation(route: RouteOptions): void {
   }
 }
 
-type OpenApiObject = { paths?: Record<string, Record<string, { responses?: Record<string, OpenApiResponse> }>> };
+type OpenApiObject = { paths?: Record<string, Record<string, OpenApiOperation>> };
+interface OpenApiOperation {
+  operationId?: string;
+  responses?: Record<string, OpenApiResponse>;
+}
 interface OpenApiResponse {
   headers?: Record<string, unknown>;
   content?: Record<string, { schema?: { properties?: Record<string, unknown> } }>;
@@ -146,11 +150,36 @@ const HEADERS = {
   retryAfter: { description: 'Seconds to wait before trying again.', schema: { type: 'integer' } },
 } as const;
 
+/** The RateLimit headers (draft-ietf-httpapi-ratelimit-headers, "draft 6") of the login throttle. */
+const LOGIN_RATE_LIMIT_HEADERS = {
+  'RateLimit-Limit': {
+    description: 'Login attempts one window allows per username and per client address (`loginThrottle.maxFailures`).',
+    schema: { type: 'integer', examples: [10] },
+  },
+  'RateLimit-Remaining': {
+    description:
+      'Attempts left before 429: the fewer of what the username and the client address have left after this one ' +
+      '(a success forgives the username and gives the address its slot back; 0 on a 429).',
+    schema: { type: 'integer', examples: [9] },
+  },
+  'RateLimit-Reset': {
+    description: 'Seconds until the window that limits most ends (on a 429, the same as `Retry-After`).',
+    schema: { type: 'integer', examples: [900] },
+  },
+  'RateLimit-Policy': {
+    description: '`<limit>;w=<windowSeconds>`: the limit and its window (`loginThrottle.windowSeconds`).',
+    schema: { type: 'string', examples: ['10;w=900'] },
+  },
+} as const;
+
+/** The answers, by operationId, that carry the login throttle's RateLimit headers. */
+const RATE_LIMITED_ANSWERS: Readonly<Record<string, readonly string[]>> = { login: ['200', '401', '429'] };
+
 /**
  * Describes the headers the API sends (`ETag`, `Cache-Control`, `Link`, `Location`,
- * `Retry-After`) on every answer of the generated document that carries them. Done on the
- * document, after it is generated, so that the route schemas the server serialises with stay
- * plain.
+ * `Retry-After`, the login's `RateLimit-*`) on every answer of the generated document that
+ * carries them. Done on the document, after it is generated, so that the route schemas the
+ * server serialises with stay plain.
  */
 export function describeHeaders({ openapiObject }: { openapiObject: Partial<OpenApiObject> }) {
   for (const operations of Object.values(openapiObject.paths ?? {})) {
@@ -165,6 +194,9 @@ export function describeHeaders({ openapiObject }: { openapiObject: Partial<Open
         }
         if (status === '201') headers.Location = HEADERS.location;
         if (status === '429' || status === '503') headers['Retry-After'] = HEADERS.retryAfter;
+        if (RATE_LIMITED_ANSWERS[operation.operationId ?? '']?.includes(status)) {
+          Object.assign(headers, LOGIN_RATE_LIMIT_HEADERS);
+        }
         if (Object.keys(headers).length > 0) response.headers = headers;
       }
     }

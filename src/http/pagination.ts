@@ -31,18 +31,26 @@ export function shouldStripAnsi(query: { stripAnsi?: string | undefined }): bool
   return query.stripAnsi !== 'false' && query.stripAnsi !== '0';
 }
 
-/** The response schema of a list of `item`s: `data`, `meta` and `pagination` (both spec variants). */
+/**
+ * The response schema of a list of `item`s: `data`, `meta` and `pagination` (both spec variants).
+ * Its example is a one-item page of the item's example (what `?limit=1` answers), so a list never
+ * needs an example of its own.
+ */
 export function ListEnvelope<T extends TSchema>(item: T) {
   const NextCursor = Type.Union([Type.String(), Type.Null()]);
-  return Type.Object({
-    data: Type.Array(item),
-    meta: Type.Object({
-      count: Type.Integer({ description: 'Number of items in data (not a total).' }),
-      limit: Type.Integer(),
-      nextCursor: NextCursor,
-    }),
-    pagination: Type.Object({ next: NextCursor }),
-  });
+  const itemExample: unknown = (item as { examples?: readonly unknown[] }).examples?.[0];
+  return Type.Object(
+    {
+      data: Type.Array(item),
+      meta: Type.Object({
+        count: Type.Integer({ description: 'Number of items in data (not a total).' }),
+        limit: Type.Integer(),
+        nextCursor: NextCursor,
+      }),
+      pagination: Type.Object({ next: NextCursor }),
+    },
+    itemExample === undefined ? {} : { examples: [listEnvelope([itemExample], 1, null)] },
+  );
 }
 
 /** Reads `limit` and `cursor` (already schema-validated) into a keyset page request for `list`. */

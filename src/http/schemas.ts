@@ -18,6 +18,17 @@ export const ProblemSchema = Type.Object(
   { $id: 'Problem' },
 );
 
+/**
+ * The user the examples of the document show, as her card reads in every answer that lists a
+ * user (nodes, last callers, profiles): user 7, the subject of the example token.
+ */
+export const USER_CARD_EXAMPLE = {
+  userId: 7,
+  username: 'alice',
+  location: 'Sector 7G',
+  affiliations: 'Modem Lovers',
+} as const;
+
 /** Response entries for the error statuses a route can answer with (400 and 500 are implied for all). */
 export function ProblemResponses(...statuses: number[]) {
   const responses: Record<number, { description: string; content: Record<string, { schema: typeof ProblemSchema }> }> =

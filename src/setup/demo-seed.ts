@@ -5,6 +5,16 @@ import type { UserCaller } from '../caller.js';
 /** Demo files shipped with baud (assets/demo, one directory up from both src/ and dist/). */
 const DEMO_ASSET = (name: string) => fileURLToPath(new URL(`../../assets/demo/${name}`, import.meta.url));
 
+/** A small piece of ANSI art as BBS artists draw it: CP437 box drawing and blocks, bright colours, iCE background. */
+const DEMO_ANSI_ART = [
+  '\u001b[1;36m╔══════════════════════════╗\u001b[0m',
+  '\u001b[1;36m║\u001b[0m  \u001b[1;33m█▀▀▄ ▄▀▀▄ █  █ █▀▀▄\u001b[0m     \u001b[1;36m║\u001b[0m',
+  '\u001b[1;36m║\u001b[0m  \u001b[1;33m█▀▀▄ █▀▀█ █  █ █  █\u001b[0m     \u001b[1;36m║\u001b[0m',
+  '\u001b[1;36m║\u001b[0m  \u001b[33m▀▀▀  ▀  ▀  ▀▀  ▀▀▀\u001b[0m      \u001b[1;36m║\u001b[0m',
+  '\u001b[1;36m╚══════════════════════════╝\u001b[0m',
+  '\u001b[44m \u001b[1;37mdial in\u001b[0;44m \u001b[0m \u001b[32m░▒▓\u001b[1;32m█\u001b[0m |12pipe codes too|07',
+].join('\r\n');
+
 async function callerFor(board: Board, username: string): Promise<UserCaller> {
   const { userId } = await board.users.getUser(username);
   const user = await board.users.loadCallerUser(userId);
@@ -42,6 +52,10 @@ export async function seedDemoContent(
     message:
       '\u001b[1;31mRed\u001b[0m, \u001b[1;32mgreen\u001b[0m and |03cyan|07 in one message.\n' +
       'Ask for ?stripAnsi=false to see the escape codes.',
+  });
+  await board.messages.postMessage(sysop, 'retro', {
+    subject: 'ANSI art: the baud logo',
+    message: DEMO_ANSI_ART,
   });
   await board.messages.postMessage(demo, 'lounge', {
     subject: 'Members only',

@@ -1,18 +1,24 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { Clock } from '../../src/clock.js';
+import type { Dialect } from '../../src/db/database.js';
 import { createTestBoard, describeEachDialect, fakeClock, type TestBoard } from '../support/test-board.js';
 import { login, PASSWORD } from './auth-helpers.js';
+
+/** A board whose throttle allows 3 failures per 10 minutes, on a fake clock, with these users. */
+async function throttledBoard(dialect: Dialect, clock: Clock, usernames: readonly string[]): Promise<TestBoard> {
+  const board = await createTestBoard(dialect, {
+    clock,
+    config: { contentServers: { web: { restApi: { loginThrottle: { maxFailures: 3, windowSeconds: 600 } } } } },
+  });
+  for (const username of usernames) await board.board.users.createUser({ username, password: PASSWORD });
+  return board;
+}
 
 describeEachDialect('login throttling', (dialect) => {
   const clock = fakeClock();
   let board: TestBoard;
   beforeAll(async () => {
-    board = await createTestBoard(dialect, {
-      clock,
-      config: { contentServers: { web: { restApi: { loginThrottle: { maxFailures: 3, windowSeconds: 600 } } } } },
-    });
-    for (const username of ['alice', 'bob', 'carol', 'dave', 'erin', 'gina', 'hank']) {
-      await board.board.users.createUser({ username, password: PASSWORD });
-    }
+    board = await throttledBoard(dialect, clock, ['alice', 'bob', 'carol', 'dave', 'erin', 'gina', 'hank']);
   });
   afterAll(() => board.close());
 
@@ -124,5 +130,106 @@ describeEachDialect('login throttling', (dialect) => {
     expect((await login(board, 'dave', PASSWORD, { remoteAddress: '192.0.2.50' })).response.statusCode).toBe(200);
     const rows = await board.board.db.selectFrom('loginAttempts').select(['subject', 'attemptCount']).execute();
     expect(rows).toEqual([{ subject: 'ip:192.0.2.50', attemptCount: 0 }]);
+  });
+});
+
+describeEachDialect('login throttle RateLimit headers', (dialect) => {
+  const clock = fakeClock();
+  let board: TestBoard;
+  beforeAll(async () => {
+    board = await throttledBoard(dialect, clock, ['alice', 'bob', 'carol', 'dave']);
+  });
+  afterAll(() => board.close());
+
+  /** The status, the four RateLimit headers and Retry-After of a login answer. */
+  async function loginAnswer(username: string, password: string, remoteAddress: string) {
+    const { response } = await login(board, username, password, { remoteAddress });
+    const { headers } = response;
+    return {
+      status: response.statusCode,
+      rateLimit: [
+        headers['ratelimit-limit'],
+        headers['ratelimit-remaining'],
+        headers['ratelimit-reset'],
+        headers['ratelimit-policy'],
+      ],
+      retryAfter: headers['retry-after'],
+    };
+  }
+  /** Limit, Remaining, Reset and Policy for `maxFailures: 3, windowSeconds: 600`. */
+  const rateLimit = (remaining: number, resetSeconds: number) => [
+    '3',
+    String(remaining),
+    String(resetSeconds),
+    '3;w=600',
+  ];
+
+  it('tells on every 200, 401 and 429 what the fuller window leaves and when it ends, counting down with the clock', async () => {
+    const address = '192.0.2.1';
+    // Both windows open now and hold one attempt each.
+    expect(await loginAnswer('alice', 'wrong password', address)).toEqual({
+      status: 401,
+      rateLimit: rateLimit(2, 600),
+      retryAfter: undefined,
+    });
+    clock.advance(100_000);
+    // bob's window holds one attempt, the address's two: the address limits, and ends first.
+    expect(await loginAnswer('bob', 'wrong password', address)).toEqual({
+      status: 401,
+      rateLimit: rateLimit(1, 500),
+      retryAfter: undefined,
+    });
+    clock.advance(50_000);
+    // A success forgives alice and gives the address its slot back: it still holds two.
+    expect(await loginAnswer('alice', PASSWORD, address)).toEqual({
+      status: 200,
+      rateLimit: rateLimit(1, 450),
+      retryAfter: undefined,
+    });
+    expect(await loginAnswer('alice', 'wrong password', address)).toEqual({
+      status: 401,
+      rateLimit: rateLimit(0, 450),
+      retryAfter: undefined,
+    });
+    expect(await loginAnswer('alice', PASSWORD, address)).toEqual({
+      status: 429,
+      rateLimit: rateLimit(0, 450),
+      retryAfter: '450',
+    });
+    clock.advance(449_000);
+    expect(await loginAnswer('alice', PASSWORD, address)).toEqual({
+      status: 429,
+      rateLimit: rateLimit(0, 1),
+      retryAfter: '1',
+    });
+    clock.advance(1000);
+    // The address's window is over: the success opens a new one and gives its slot straight back.
+    expect(await loginAnswer('alice', PASSWORD, address)).toEqual({
+      status: 200,
+      rateLimit: rateLimit(3, 600),
+      retryAfter: undefined,
+    });
+  });
+
+  it("tells the account's window when the username has failed more than the address", async () => {
+    expect((await loginAnswer('carol', 'wrong password', '198.51.100.1')).rateLimit).toEqual(rateLimit(2, 600));
+    clock.advance(10_000);
+    expect((await loginAnswer('carol', 'wrong password', '198.51.100.2')).rateLimit).toEqual(rateLimit(1, 590));
+  });
+
+  it('resets at Retry-After, the end of the later full window, when both windows are full', async () => {
+    for (const address of ['198.51.100.3', '198.51.100.4', '198.51.100.5']) {
+      await loginAnswer('dave', 'wrong password', address);
+    }
+    clock.advance(60_000);
+    const address = '198.51.100.9';
+    for (const username of ['nobody1', 'nobody2', 'nobody3']) {
+      await loginAnswer(username, 'wrong password', address);
+    }
+    expect(await loginAnswer('dave', PASSWORD, address)).toEqual({
+      status: 429,
+      rateLimit: rateLimit(0, 600),
+      retryAfter: '600',
+    });
   });
 });

@@ -81,6 +81,23 @@ describeEachDialect('the typed client', (dialect) => {
     await expect(createBaudClient({ baseUrl }).upload('uploads', note, 'x.txt')).rejects.toMatchObject({
       status: 401,
     });
+    const downloaded = await keyed.download(uploaded.fileId);
+    expect(Buffer.from(await downloaded.arrayBuffer()).toString()).toBe('hello from the client');
+    await expect(createBaudClient({ baseUrl }).download(999_999)).rejects.toMatchObject({ status: 404 });
+  });
+
+  it('tells its owner when the session ended under it: a silent refresh refused', async () => {
+    let ended = 0;
+    const shortLived = createBaudClient({ baseUrl, refreshMarginSeconds: 24 * 3600, onSessionEnd: () => ended++ });
+    await shortLived.login('alice', PASSWORD);
+    // Another client ends every session of alice's: the refresh cookie is dead.
+    const other = createBaudClient({ baseUrl });
+    await other.login('alice', PASSWORD);
+    await board.board.db.updateTable('refreshFamilies').set({ revokedAt: new Date().toISOString() }).execute();
+    // The margin makes every request refresh first; the refusal ends the session.
+    await expect(shortLived.api.GET('/_baud/api/v1/users/me')).rejects.toMatchObject({ status: 401 });
+    expect(ended).toBe(1);
+    expect(shortLived.isLoggedIn).toBe(false);
   });
 
   it('follows the event stream', async () => {

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestBoard, describeEachDialect, type TestBoard } from '../support/test-board.js';
 
 const API = '/_baud/api/v1';
-const EXPOSED = 'Link, Location, Retry-After, WWW-Authenticate, X-Request-Id';
+const EXPOSED =
+  'Link, Location, RateLimit-Limit, RateLimit-Policy, RateLimit-Remaining, RateLimit-Reset, Retry-After, WWW-Authenticate, X-Request-Id';
 // The credential headers of every answer (response-headers.ts) follow CORS's Origin.
 const VARY_WITH_ORIGIN = 'Origin, Authorization, X-Baud-API-Key';
 

@@ -50,6 +50,9 @@ const BEYOND_V1_ENDPOINTS = [
 const PREFIX = '/_baud/api/v1';
 
 type OpenApiDocument = { paths: Record<string, Record<string, unknown>> };
+interface OpenApiOperation {
+  responses: Record<string, { headers?: object; content?: Record<string, { schema: object }> }>;
+}
 
 function documentedEndpoints(document: OpenApiDocument): Set<string> {
   const endpoints = new Set<string>();
@@ -98,6 +101,34 @@ describe('OpenAPI document', () => {
   it('documents the endpoints of the spec and of beyond-v1.md, and nothing else', () => {
     const documented = documentedEndpoints(JSON.parse(generated));
     expect([...documented].sort()).toEqual([...SPEC_ENDPOINTS, ...BEYOND_V1_ENDPOINTS].sort());
+  });
+
+  it('documents the RateLimit headers on the login answers that carry them: 200, 401 and 429', () => {
+    const login = JSON.parse(generated).paths[`${PREFIX}/auth/login`].post as OpenApiOperation;
+    const rateLimitHeaders = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy'];
+    const carrying = Object.entries(login.responses)
+      .filter(([, response]) => rateLimitHeaders.every((header) => header in (response.headers ?? {})))
+      .map(([status]) => status);
+    expect(carrying).toEqual(['200', '401', '429']);
+  });
+
+  it('gives every named schema and every JSON success answer an example', () => {
+    const document = JSON.parse(generated) as OpenApiDocument & { components: { schemas: Record<string, object> } };
+    const withoutExample = Object.entries(document.components.schemas)
+      .filter(([, schema]) => !('examples' in schema))
+      .map(([name]) => `components/schemas/${name}`);
+    for (const [path, operations] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(operations as Record<string, OpenApiOperation>)) {
+        for (const [status, response] of Object.entries(operation.responses)) {
+          const json = response.content?.['application/json'];
+          if (!status.startsWith('2') || json === undefined) continue;
+          if (!('example' in json || 'examples' in json || 'examples' in json.schema)) {
+            withoutExample.push(`${method.toUpperCase()} ${path} ${status}`);
+          }
+        }
+      }
+    }
+    expect(withoutExample).toEqual([]);
   });
 
   it('documents an endpoint exactly when the app registers it', () => {

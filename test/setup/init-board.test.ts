@@ -36,10 +36,10 @@ describe('baud init --demo (what the first npm start does)', () => {
     expect(sysop?.password).not.toBe(demo?.password);
   });
 
-  it('seeds two conferences (one public), ANSI and reply messages, two file areas with files', async () => {
+  it('seeds two conferences (one public), ANSI art and reply messages, two file areas with files', async () => {
     const board = await openBoard(loadConfig({ configPath, env: {} }));
     try {
-      expect(await board.system.getStats()).toMatchObject({ totalUsers: 2, totalMessages: 5, totalFiles: 3 });
+      expect(await board.system.getStats()).toMatchObject({ totalUsers: 2, totalMessages: 6, totalFiles: 3 });
       expect((await board.users.getUser('sysop')).groups).toContain('sysops');
       const anonymous = anonymousCaller(false);
       expect((await board.messages.listConferences(anonymous)).map((conference) => conference.confTag)).toEqual([
@@ -60,7 +60,7 @@ describe('baud init --demo (what the first npm start does)', () => {
     );
     const board = await openBoard(loadConfig({ configPath, env: {} }));
     try {
-      expect((await board.system.getStats()).totalMessages).toBe(5);
+      expect((await board.system.getStats()).totalMessages).toBe(6);
     } finally {
       await board.close();
     }

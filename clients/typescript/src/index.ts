@@ -40,6 +40,14 @@ export interface BaudClientOptions {
   readonly fetch?: typeof fetch;
   /** Refresh the access token this long before it expires (default 60 s). */
   readonly refreshMarginSeconds?: number;
+  /** Called when the login session ended under the client: a silent refresh was refused. */
+  readonly onSessionEnd?: () => void;
+}
+
+/** How far an upload's request body has gone: bytes sent of the whole multipart body. */
+export interface UploadProgress {
+  readonly sentBytes: number;
+  readonly totalBytes: number;
 }
 
 /** A file's record, as `GET /files/{fileId}` answers it. */
@@ -143,13 +151,22 @@ export function createBaudClient(options: BaudClientOptions) {
     if (accessToken === null) return null;
     if (Date.now() >= expiresAt - marginMs) {
       refreshing ??= authPost(`${API_PREFIX}/auth/refresh`)
-        .then(takeToken)
+        .then(takeToken, (error: unknown) => {
+          if (error instanceof BaudProblem && error.status === 401) endSession();
+          throw error;
+        })
         .finally(() => {
           refreshing = null;
         });
       await refreshing;
     }
     return accessToken;
+  }
+
+  function endSession(): void {
+    accessToken = null;
+    refreshCookie = null;
+    options.onSessionEnd?.();
   }
 
   async function credentialHeaders(): Promise<Record<string, string>> {
@@ -193,8 +210,7 @@ export function createBaudClient(options: BaudClientOptions) {
       try {
         await authPost(`${API_PREFIX}/auth/logout`);
       } finally {
-        accessToken = null;
-        refreshCookie = null;
+        endSession();
       }
     },
 
@@ -226,19 +242,31 @@ export function createBaudClient(options: BaudClientOptions) {
       areaTag: string,
       file: Blob,
       fileName: string,
-      fields: { desc?: string; hashTags?: string } = {},
+      fields: { desc?: string; hashTags?: string; onProgress?: (progress: UploadProgress) => void } = {},
     ): Promise<FileRecord> {
       const form = new FormData();
       if (fields.desc !== undefined) form.set('desc', fields.desc);
       if (fields.hashTags !== undefined) form.set('hashTags', fields.hashTags);
       form.set('file', file, fileName);
-      const response = await fetchImpl(url(`${API_PREFIX}/files/areas/${encodeURIComponent(areaTag)}`), {
-        method: 'POST',
-        headers: await credentialHeaders(),
-        body: form,
-      });
+      const target = url(`${API_PREFIX}/files/areas/${encodeURIComponent(areaTag)}`);
+      const headers = await credentialHeaders();
+      // fetch() reports no upload progress; a browser's XMLHttpRequest does.
+      const Xhr = (globalThis as { XMLHttpRequest?: new () => XhrLike }).XMLHttpRequest;
+      const response =
+        fields.onProgress && Xhr
+          ? await sendWithProgress(new Xhr(), { target, headers, body: form }, fields.onProgress)
+          : await fetchImpl(target, { method: 'POST', headers, body: form });
       if (!response.ok) throw await problemOf(response);
       return (await response.json()) as FileRecord;
+    },
+
+    /** A file's content (the caller must be allowed to download it), for a browser to save or a script to read. */
+    async download(fileId: number): Promise<Blob> {
+      const response = await fetchImpl(url(`${API_PREFIX}/files/${fileId}/download`), {
+        headers: await credentialHeaders(),
+      });
+      if (!response.ok) throw await problemOf(response);
+      return response.blob();
     },
 
     /**
@@ -280,6 +308,44 @@ export function createBaudClient(options: BaudClientOptions) {
 }
 
 export type BaudClient = ReturnType<typeof createBaudClient>;
+
+/** The part of a browser's XMLHttpRequest an upload uses (the client is typed for Node and browsers alike). */
+interface XhrLike {
+  open(method: string, url: string): void;
+  setRequestHeader(name: string, value: string): void;
+  getAllResponseHeaders(): string;
+  send(body: FormData): void;
+  responseType: string;
+  readonly response: unknown;
+  readonly status: number;
+  readonly upload: { onprogress: ((event: { loaded: number; total: number }) => void) | null };
+  onload: (() => void) | null;
+  onerror: (() => void) | null;
+}
+
+/** A POST through XMLHttpRequest, reporting the body's progress, answered as a fetch Response. */
+function sendWithProgress(
+  request: XhrLike,
+  { target, headers, body }: { target: string; headers: Record<string, string>; body: FormData },
+  onProgress: (progress: UploadProgress) => void,
+): Promise<Response> {
+  return new Promise((resolve, reject) => {
+    request.open('POST', target);
+    request.responseType = 'blob';
+    for (const [name, value] of Object.entries(headers)) request.setRequestHeader(name, value);
+    request.upload.onprogress = (event) => onProgress({ sentBytes: event.loaded, totalBytes: event.total });
+    request.onload = () => {
+      const answerHeaders = new Headers();
+      for (const line of request.getAllResponseHeaders().trim().split(/\r?\n/)) {
+        const colon = line.indexOf(':');
+        if (colon > 0) answerHeaders.append(line.slice(0, colon).trim(), line.slice(colon + 1).trim());
+      }
+      resolve(new Response(request.response as Blob, { status: request.status, headers: answerHeaders }));
+    };
+    request.onerror = () => reject(new TypeError('The upload failed: the connection to the board was lost.'));
+    request.send(body);
+  });
+}
 
 /** One SSE frame as an event; null for comments and `retry:` lines. */
 function parseFrame(frame: string): BaudEvent | null {

@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { SessionTokens } from '../../auth/auth-service.js';
+import { rateLimitHeaders } from '../../auth/rate-limit-headers.js';
 import { REFRESH_TOKEN_TTL_SECONDS } from '../../auth/refresh-tokens.js';
 import type { Board } from '../../board.js';
 import { API_PREFIX } from '../api-prefix.js';
@@ -69,7 +70,9 @@ export async function authRoutes(parent: FastifyInstance, options: { board: Boar
       schema: {
         tags: ['auth'],
         summary: 'Log in with username and password',
-        description: `${cookieDescription} Repeated failures per username or client address answer 429 with Retry-After.`,
+        description:
+          `${cookieDescription} Repeated failures per username or client address answer 429 with Retry-After; ` +
+          'every 200, 401 and 429 tells with the RateLimit headers how many attempts are left.',
         body: LoginBody,
         response: { 200: TokenResponse, ...ProblemResponses(401, 415, 429) },
       },
@@ -81,6 +84,7 @@ export async function authRoutes(parent: FastifyInstance, options: { board: Boar
         clientAddress: request.ip,
         isSecure: request.protocol === 'https',
       });
+      reply.headers(rateLimitHeaders(session.loginQuota));
       return sendTokens(request, reply, session);
     },
   );

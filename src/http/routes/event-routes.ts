@@ -6,9 +6,9 @@ import type { Board } from '../../board.js';
 import { BadRequestError, TooManyRequestsError, UnauthorizedError } from '../../errors.js';
 import { checkEventFilter, commaList, compileEventFilter } from '../../events/event-filter.js';
 import { EVENT_TYPES } from '../../events/event-log.js';
-import { openEventStream } from '../../events/event-stream.js';
+import { openEventStream, sseFrame } from '../../events/event-stream.js';
 import type { LiveEvents } from '../../events/live-events.js';
-import { ProblemResponses } from '../schemas.js';
+import { ProblemResponses, USER_CARD_EXAMPLE } from '../schemas.js';
 
 /** A client that has not read this much of its stream is cut off (it resumes with Last-Event-ID). */
 const MAX_UNREAD_BYTES = 1024 * 1024;
@@ -73,7 +73,15 @@ export function registerEventRoutes(fastify: FastifyInstance, board: Board, live
         response: {
           200: {
             description: 'The stream, open until you or the node close it.',
-            content: { 'text/event-stream': { schema: Type.String() } },
+            content: {
+              'text/event-stream': {
+                schema: Type.String({
+                  examples: [
+                    sseFrame('user.login', { ...USER_CARD_EXAMPLE, timestamp: '2026-11-24T15:39:00.000Z' }, 4812),
+                  ],
+                }),
+              },
+            },
           },
           ...ProblemResponses(401, 403, 429),
         },

@@ -37,8 +37,36 @@ const FileArea = Type.Object(
     storageTag: Type.String({ description: 'Where uploads to this area are stored.' }),
     fileCount: Type.Integer(),
   },
-  { $id: 'FileArea' },
+  {
+    $id: 'FileArea',
+    examples: [
+      {
+        areaTag: 'uploads',
+        name: 'Uploads',
+        desc: 'New files, checked by the sysop',
+        storageTag: 'main',
+        fileCount: 128,
+      },
+    ],
+  },
 );
+
+/** What the examples of the file answers show. */
+const FILE_EXAMPLE = {
+  fileId: 42,
+  areaTag: 'uploads',
+  fileName: 'modem_drivers-v2.zip',
+  desc: 'Courier drivers',
+  descLong: 'US Robotics Courier drivers, v2.',
+  byteSize: 183_204,
+  uploadTimestamp: '2026-11-24T15:51:03.763Z',
+  uploadByUsername: 'alice',
+  dlCount: 3,
+  sha256: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08',
+  archiveType: 'application/zip',
+  hashTags: ['hardware', 'modems'],
+  estReleaseYear: 1994,
+};
 
 const FileRecord = Type.Object(
   {
@@ -60,26 +88,7 @@ const FileRecord = Type.Object(
     hashTags: Type.Array(Type.String()),
     estReleaseYear: Type.Union([Type.Integer(), Type.Null()]),
   },
-  {
-    $id: 'FileRecord',
-    examples: [
-      {
-        fileId: 42,
-        areaTag: 'uploads',
-        fileName: 'modem_drivers-v2.zip',
-        desc: 'Courier drivers',
-        descLong: 'US Robotics Courier drivers, v2.',
-        byteSize: 183_204,
-        uploadTimestamp: '2026-11-24T15:51:03.763Z',
-        uploadByUsername: 'alice',
-        dlCount: 3,
-        sha256: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08',
-        archiveType: 'application/zip',
-        hashTags: ['hardware', 'modems'],
-        estReleaseYear: 1994,
-      },
-    ],
-  },
+  { $id: 'FileRecord', examples: [FILE_EXAMPLE] },
 );
 
 const FoundFile = Type.Object(
@@ -91,24 +100,7 @@ const FoundFile = Type.Object(
   },
   {
     $id: 'FoundFile',
-    examples: [
-      {
-        fileId: 42,
-        areaTag: 'uploads',
-        fileName: 'modem_drivers-v2.zip',
-        desc: 'Drivers for the Courier modem',
-        descLong: '',
-        byteSize: 18734,
-        uploadTimestamp: '2026-11-24T15:51:03.763Z',
-        uploadByUsername: 'demo',
-        dlCount: 7,
-        sha256: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08',
-        archiveType: 'application/zip',
-        hashTags: ['hardware'],
-        estReleaseYear: null,
-        snippet: 'Drivers for the Courier «modem»',
-      },
-    ],
+    examples: [{ ...FILE_EXAMPLE, snippet: '«Courier» drivers US Robotics «Courier» drivers, v2.' }],
   },
 );
 

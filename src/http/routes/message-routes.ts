@@ -17,6 +17,9 @@ import { serializedAnswerSender } from '../serialized-answer.js';
 
 const Timestamp = Type.String({ format: 'date-time' });
 
+/** What the examples of the conference answers show (the areas are added per answer). */
+const CONFERENCE_EXAMPLE = { confTag: 'main', name: 'Main', desc: 'Talk about anything on Sector 7G BBS' };
+
 const ConferenceSummary = Type.Object(
   {
     confTag: Type.String(),
@@ -24,8 +27,20 @@ const ConferenceSummary = Type.Object(
     desc: Type.String(),
     areaCount: Type.Integer({ description: 'Areas of the conference visible to the caller.' }),
   },
-  { $id: 'MessageConferenceSummary' },
+  { $id: 'MessageConferenceSummary', examples: [{ ...CONFERENCE_EXAMPLE, areaCount: 1 }] },
 );
+
+/** The example area, as an authenticated caller sees it (with the new-scan fields). */
+const AREA_EXAMPLE = {
+  areaTag: 'general',
+  name: 'General',
+  desc: 'Anything goes',
+  confTag: 'main',
+  messageCount: 4_714,
+  lastMessageAt: '2026-11-24T18:02:41.000Z',
+  lastReadMessageId: 4711,
+  unreadCount: 3,
+};
 
 const MessageArea = Type.Object(
   {
@@ -44,7 +59,7 @@ const MessageArea = Type.Object(
       Type.Integer({ description: 'New-scan, authenticated callers only: live messages after lastReadMessageId.' }),
     ),
   },
-  { $id: 'MessageArea' },
+  { $id: 'MessageArea', examples: [AREA_EXAMPLE] },
 );
 
 const pointerFields = {
@@ -106,7 +121,7 @@ const ConferenceDetail = Type.Object(
     desc: Type.String(),
     areas: Type.Array(MessageArea, { description: 'Areas of the conference visible to the caller.' }),
   },
-  { $id: 'MessageConference' },
+  { $id: 'MessageConference', examples: [{ ...CONFERENCE_EXAMPLE, areas: [AREA_EXAMPLE] }] },
 );
 
 const summaryFields = {

@@ -3,7 +3,7 @@ import { type Static, Type } from 'typebox';
 import type { Board } from '../../board.js';
 import { MAX_LAST_CALLERS, MAX_NODES } from '../../system/system-service.js';
 import { ListEnvelope, wholeListReply } from '../pagination.js';
-import { ProblemResponses } from '../schemas.js';
+import { ProblemResponses, USER_CARD_EXAMPLE } from '../schemas.js';
 import { serializedAnswerSender } from '../serialized-answer.js';
 
 const BoardInfo = Type.Object(
@@ -39,7 +39,19 @@ const BoardStats = Type.Object(
     totalCalls: Type.Integer({ description: 'Interactive logins ever.' }),
     callsToday: Type.Integer({ description: 'Interactive logins since 00:00 UTC.' }),
   },
-  { $id: 'BoardStats' },
+  {
+    $id: 'BoardStats',
+    examples: [
+      {
+        totalUsers: 412,
+        totalMessages: 48_213,
+        totalFiles: 1_207,
+        totalFileBytes: 2_684_354_560,
+        totalCalls: 9_876,
+        callsToday: 57,
+      },
+    ],
+  },
 );
 
 const NodeEntry = Type.Object(
@@ -56,7 +68,21 @@ const NodeEntry = Type.Object(
     connectedAt: Type.String({ format: 'date-time' }),
     lastActivityAt: Type.String({ format: 'date-time' }),
   },
-  { $id: 'NodeEntry' },
+  {
+    $id: 'NodeEntry',
+    examples: [
+      {
+        node: 1,
+        authenticated: true,
+        action: 'Reading messages',
+        isSecure: true,
+        ...USER_CARD_EXAMPLE,
+        timeOnMinutes: 12,
+        connectedAt: '2026-11-24T15:39:00.000Z',
+        lastActivityAt: '2026-11-24T15:51:03.763Z',
+      },
+    ],
+  },
 );
 
 const LastCallerEntry = Type.Object(
@@ -67,7 +93,7 @@ const LastCallerEntry = Type.Object(
     affiliations: Type.String(),
     timestamp: Type.String({ format: 'date-time' }),
   },
-  { $id: 'LastCallerEntry' },
+  { $id: 'LastCallerEntry', examples: [{ ...USER_CARD_EXAMPLE, timestamp: '2026-11-24T15:39:00.000Z' }] },
 );
 
 const LastCallersQuery = Type.Object({

@@ -3,10 +3,20 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Board } from '../../board.js';
 import { PROFILE_FIELD_MAX_LENGTH } from '../../users/profile-service.js';
-import { ProblemResponses } from '../schemas.js';
+import { ProblemResponses, USER_CARD_EXAMPLE } from '../schemas.js';
 
 const DateTime = Type.String({ format: 'date-time' });
 const NullableDateTime = Type.Union([DateTime, Type.Null()]);
+
+/** What anyone may see of the example user; her own profile adds the rest. */
+const PUBLIC_PROFILE_EXAMPLE = {
+  ...USER_CARD_EXAMPLE,
+  accountCreated: '2026-01-15T09:30:00.000Z',
+  postCount: 387,
+  achievementPoints: 1_250,
+  realName: 'Alice Liddell',
+  webAddress: 'https://alice.example.org/',
+};
 
 const OwnProfile = Type.Object(
   {
@@ -30,7 +40,25 @@ const OwnProfile = Type.Object(
     achievementPoints: Type.Integer(),
     minutesOnline: Type.Integer(),
   },
-  { $id: 'OwnProfile', description: 'Unset text fields are "".' },
+  {
+    $id: 'OwnProfile',
+    description: 'Unset text fields are "".',
+    examples: [
+      {
+        ...PUBLIC_PROFILE_EXAMPLE,
+        groups: ['users'],
+        emailAddress: 'alice@example.org',
+        autoSignature: '-- alice',
+        lastLogin: '2026-11-24T15:39:00.000Z',
+        loginCount: 214,
+        uploadCount: 12,
+        uploadBytes: 4_718_592,
+        downloadCount: 96,
+        downloadBytes: 31_457_280,
+        minutesOnline: 5_432,
+      },
+    ],
+  },
 );
 
 const PublicProfile = Type.Object(
@@ -52,7 +80,7 @@ const PublicProfile = Type.Object(
     downloadCount: Type.Optional(Type.Integer({ description: 'Sysop only.' })),
     minutesOnline: Type.Optional(Type.Integer({ description: 'Sysop only.' })),
   },
-  { $id: 'PublicProfile' },
+  { $id: 'PublicProfile', examples: [PUBLIC_PROFILE_EXAMPLE] },
 );
 
 // Lengths are checked by the service after trimming, so they are documented here, not enforced.

@@ -93,7 +93,18 @@ const TestResult = Type.Object(
     durationMs: Type.Integer(),
     error: Type.Union([Type.String(), Type.Null()]),
   },
-  { $id: 'WebhookTestResult' },
+  {
+    $id: 'WebhookTestResult',
+    examples: [
+      {
+        deliveryId: '0b6e2f4a-9c1d-4e7b-8a3f-5d2c1b0a9e8d',
+        success: true,
+        statusCode: 204,
+        durationMs: 87,
+        error: null,
+      },
+    ],
+  },
 );
 const CreateBody = Type.Object(
   { url: Url, events: EventTypes, areas: Type.Optional(AreaGlobs), description: Type.Optional(Description) },

@@ -1,0 +1,71 @@
+/**
+ * `npm run screenshots`: starts a demo board, opens the reader's main views in headless
+ * Chromium and writes a PNG of each to docs/screenshots/ (linked from the README).
+ */
+import path from 'node:path';
+import type { Page } from 'playwright-core';
+import { logInThroughForm, startReaderFixture } from '../test/support/reader-server.js';
+
+const OUTPUT_DIR = path.resolve(import.meta.dirname, '..', 'docs', 'screenshots');
+
+async function shoot(page: Page, name: string): Promise<void> {
+  // The live event stream never ends, so "network idle" never comes: wait for the lists to fill.
+  await page.waitForFunction(() => !document.body.textContent?.includes('Loading…'));
+  await page.screenshot({ path: path.join(OUTPUT_DIR, `${name}.png`), fullPage: true });
+  process.stdout.write(`  docs/screenshots/${name}.png\n`);
+}
+
+const fixture = await startReaderFixture();
+try {
+  const { page } = await fixture.newPage({ width: 1100, height: 760 });
+  await page.goto('/');
+  await page.getByRole('link', { name: 'Public Square' }).waitFor();
+  await shoot(page, 'home-anonymous');
+
+  await logInThroughForm(page, fixture.demo);
+  await page.goto('/');
+  await page.getByRole('link', { name: 'Public Square' }).waitFor();
+  await shoot(page, 'home');
+
+  await page.goto('/areas/general');
+  await page.getByRole('link', { name: 'Welcome to baud', exact: true }).waitFor();
+  await shoot(page, 'area');
+
+  await page.goto('/areas/retro');
+  await page.getByRole('link', { name: 'ANSI art: the baud logo' }).click();
+  await page.locator('pre.ansi').waitFor();
+  await shoot(page, 'message-ansi');
+
+  await page.goto('/areas/general');
+  await page.getByRole('link', { name: 'Welcome to baud', exact: true }).click();
+  await page.getByRole('link', { name: /^Thread/ }).click();
+  await page.getByRole('list', { name: 'Messages of the thread' }).waitFor();
+  await shoot(page, 'thread');
+
+  await page.goto('/search?q=welcome');
+  await page.locator('mark').first().waitFor();
+  await shoot(page, 'search');
+
+  await page.goto('/files/areas/public_uploads');
+  await page.getByRole('link', { name: 'WELCOME.TXT' }).waitFor();
+  await shoot(page, 'files');
+
+  await page.goto('/profile');
+  await page.getByRole('heading', { name: 'Your profile' }).waitFor();
+  await shoot(page, 'profile');
+
+  const phone = await fixture.newPage({ width: 390, height: 844 });
+  await logInThroughForm(phone.page, fixture.demo);
+  await phone.page.goto('/areas/retro');
+  await phone.page.getByRole('link', { name: 'ANSI art: the baud logo' }).click();
+  await phone.page.locator('pre.ansi').waitFor();
+  await shoot(phone.page, 'phone-message');
+
+  await page.getByRole('button', { name: 'Light theme' }).click();
+  await page.goto('/areas/retro');
+  await page.getByRole('link', { name: 'ANSI art: the baud logo' }).click();
+  await page.locator('pre.ansi').waitFor();
+  await shoot(page, 'message-light-theme');
+} finally {
+  await fixture.close();
+}

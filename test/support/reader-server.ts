@@ -1,0 +1,102 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { describe } from 'vitest';
+import { loadConfig } from '../../src/config/load-config.js';
+import { type Credential, initBoard } from '../../src/setup/init-board.js';
+import { type RunningBoard, serveBoard } from '../../src/setup/serve-board.js';
+
+/** Debian's chromium package (`.ci/run` installs it when missing). */
+export const CHROMIUM = process.env.BAUD_TEST_CHROMIUM ?? '/usr/bin/chromium';
+
+/**
+ * Flags for a headless Chromium in a container: no sandbox (runs as root), and none of the
+ * background connections to Google's services a closed network refuses.
+ */
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-dev-shm-usage',
+];
+
+/**
+ * `describe` for the browser tests: skipped with a loud message when Chromium is not installed,
+ * except under CI, where a missing browser fails like a missing database.
+ */
+export function describeInBrowser(name: string, body: () => void): void {
+  if (existsSync(CHROMIUM) || process.env.CI === 'true') {
+    describe(name, body);
+    return;
+  }
+  console.warn(
+    `\n*** SKIPPING browser tests "${name}": ${CHROMIUM} not found. Install it with: apt-get install -y chromium ***\n`,
+  );
+  describe.skip(name, body);
+}
+
+/** A demo board (`npm start`'s content) served on a free port, and a browser to read it with. */
+export interface ReaderFixture {
+  readonly baseUrl: string;
+  readonly sysop: Credential;
+  readonly demo: Credential;
+  readonly browser: Browser;
+  readonly dir: string;
+  /** A fresh browser context (own cookies, own storage) with a page in it. */
+  newPage(options?: { width?: number; height?: number }): Promise<{ context: BrowserContext; page: Page }>;
+  close(): Promise<void>;
+}
+
+export async function startReaderFixture(): Promise<ReaderFixture> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'baud-reader-'));
+  const configPath = path.join(dir, 'config.hjson');
+  const env = { BAUD_PORT: '0' };
+  let running: RunningBoard | null = null;
+  let browser: Browser | null = null;
+  try {
+    const created = await initBoard({ configPath, env, demo: true });
+    const config = loadConfig({ configPath, env: { ...env, BAUD_LOG_LEVEL: 'silent' } });
+    running = await serveBoard({ ...config, logging: { ...config.logging, level: 'silent' } });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
+    const [sysop, demo] = created.credentials;
+    if (!sysop || !demo) throw new Error('the demo board has no sysop or demo user');
+    const baseUrl = new URL(running.url).origin;
+    const openBrowser = browser;
+    const openBoard = running;
+    return {
+      baseUrl,
+      sysop,
+      demo,
+      browser,
+      dir,
+      async newPage({ width = 1280, height = 900 } = {}) {
+        const context = await openBrowser.newContext({ baseURL: baseUrl, viewport: { width, height } });
+        return { context, page: await context.newPage() };
+      },
+      async close() {
+        await openBrowser.close();
+        await openBoard.stop();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    await browser?.close();
+    await running?.stop();
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/** Logs in through the reader's own form, as a person would. */
+export async function logInThroughForm(page: Page, credential: Credential): Promise<void> {
+  await page.goto('/login');
+  await page.getByLabel('User name').fill(credential.username);
+  await page.getByLabel('Password').fill(credential.password);
+  await page.getByRole('button', { name: 'Log in' }).click();
+  await page.getByRole('banner').getByRole('link', { name: credential.username, exact: true }).waitFor();
+}

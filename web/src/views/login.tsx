@@ -1,0 +1,48 @@
+import { useState } from 'preact/hooks';
+import { useBoard } from '../board-context.js';
+import { navigate } from '../router.js';
+import { logIn } from '../session.js';
+import { Field, ProblemNote, useTitle } from '../ui.js';
+
+/** Only the reader's own addresses are followed after log-in, never another site. */
+function safeReturn(returnTo: string | null): string {
+  return returnTo?.startsWith('/') && !returnTo.startsWith('//') ? returnTo : '/';
+}
+
+export function LoginView({ returnTo }: { returnTo: string | null }) {
+  const { info } = useBoard();
+  useTitle('Log in', info?.boardName ?? 'baud');
+  const [error, setError] = useState<unknown>(null);
+  const [isBusy, setBusy] = useState(false);
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget as HTMLFormElement);
+    setBusy(true);
+    setError(null);
+    try {
+      await logIn(String(form.get('username') ?? ''), String(form.get('password') ?? ''));
+      navigate(safeReturn(returnTo), { replace: true });
+    } catch (failure) {
+      setError(failure);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <section class="narrow">
+      <h1>Log in</h1>
+      <form onSubmit={(event) => void submit(event)}>
+        <Field id="login-username" label="User name">
+          <input id="login-username" name="username" autoComplete="username" required maxLength={36} />
+        </Field>
+        <Field id="login-password" label="Password">
+          <input id="login-password" name="password" type="password" autoComplete="current-password" required />
+        </Field>
+        <ProblemNote error={error} />
+        <button type="submit" class="button" disabled={isBusy}>
+          {isBusy ? 'Logging in…' : 'Log in'}
+        </button>
+      </form>
+    </section>
+  );
+}

@@ -1,0 +1,133 @@
+import type { FoundMessage } from '../api-types.js';
+import { useBoard } from '../board-context.js';
+import { rememberStep, stepBack } from '../page-trail.js';
+import { href, navigate } from '../router.js';
+import { client } from '../session.js';
+import { body, Field, fieldErrors, formatDate, Loading, Pager, ProblemNote, useLoad, useTitle } from '../ui.js';
+
+const FILTERS = ['q', 'areaTag', 'from', 'since', 'until', 'sort'] as const;
+
+/** A snippet's hits (between « and ») as marked text; everything else as plain text. */
+export function Snippet({ text }: { text: string }) {
+  const parts = text.split(/«|»/);
+  return <p class="snippet">{parts.map((part, i) => (i % 2 === 1 ? <mark key={i}>{part}</mark> : part))}</p>;
+}
+
+function Results({ found }: { found: readonly FoundMessage[] }) {
+  if (found.length === 0) return <p>No message matches.</p>;
+  return (
+    <ol class="results">
+      {found.map((message) => (
+        <li key={message.uuid}>
+          <a href={href('message', { uuid: message.uuid })}>{message.subject}</a>
+          <span class="muted">
+            {' '}
+            {message.fromUserName} in {message.areaTag} · {formatDate(message.timestamp)}
+          </span>
+          <Snippet text={message.snippet} />
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+/** A date field's value as the start (or end) of that day, in the reader's time zone. */
+function dayBoundary(value: string | null, end: boolean): string | undefined {
+  if (!value) return undefined;
+  const day = new Date(`${value}T00:00:00`);
+  if (end) day.setDate(day.getDate() + 1);
+  return day.toISOString();
+}
+
+/**
+ * Full-text search with the board's query grammar (words, "phrases", prefix*, -not, OR) and its
+ * filters. Every search is an address (`/search?q=…`), so results can be bookmarked and shared.
+ */
+export function SearchView({ query }: { query: URLSearchParams }) {
+  const { info, user } = useBoard();
+  const q = query.get('q') ?? '';
+  const cursor = query.get('cursor');
+  const filters = Object.fromEntries(FILTERS.map((name) => [name, query.get(name) ?? '']));
+  const results = useLoad(async () => {
+    if (q.trim() === '') return null;
+    return body(
+      await client.api.GET('/_baud/api/v1/messages/search', {
+        params: {
+          query: {
+            q,
+            limit: 25,
+            ...(cursor ? { cursor } : {}),
+            ...(filters.areaTag ? { areaTag: filters.areaTag } : {}),
+            ...(filters.from ? { from: filters.from } : {}),
+            ...(filters.since ? { since: dayBoundary(filters.since, false) } : {}),
+            ...(filters.until ? { until: dayBoundary(filters.until, true) } : {}),
+            ...(filters.sort === 'relevance' ? { sort: 'relevance' as const } : {}),
+          },
+        },
+      }),
+    );
+  }, [query.toString(), user?.userId]);
+  useTitle(q ? `Search: ${q}` : 'Search', info?.boardName ?? 'baud');
+  const errors = fieldErrors(results.error);
+
+  const listName = `search:${FILTERS.map((name) => filters[name]).join('|')}`;
+  const next = results.data?.meta.nextCursor ?? null;
+  if (next !== null) rememberStep(listName, cursor, next);
+  const back = stepBack(listName, cursor);
+  const pageHref = (to: string | null) => href('search', {}, { ...filters, cursor: to || undefined });
+
+  const submit = (event: Event) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget as HTMLFormElement);
+    const values = Object.fromEntries(FILTERS.map((name) => [name, String(form.get(name) ?? '')]));
+    navigate(href('search', {}, values));
+  };
+
+  return (
+    <section>
+      <h1>Search messages</h1>
+      <form class="search-form" onSubmit={submit}>
+        <Field
+          id="search-q"
+          label="Words"
+          error={errors.q}
+          hint={'Words must all appear; "a phrase", prefix*, -exclude, this OR that.'}
+        >
+          <input id="search-q" name="q" type="search" value={q} required aria-describedby="search-q-hint" />
+        </Field>
+        <details open={Boolean(filters.areaTag || filters.from || filters.since || filters.until)}>
+          <summary>Filters</summary>
+          <div class="filters">
+            <Field id="search-area" label="Area tag" error={errors.areaTag}>
+              <input id="search-area" name="areaTag" value={filters.areaTag} />
+            </Field>
+            <Field id="search-from" label="From (user name)" error={errors.from}>
+              <input id="search-from" name="from" value={filters.from} />
+            </Field>
+            <Field id="search-since" label="Since" error={errors.since}>
+              <input id="search-since" name="since" type="date" value={filters.since} />
+            </Field>
+            <Field id="search-until" label="Until" error={errors.until}>
+              <input id="search-until" name="until" type="date" value={filters.until} />
+            </Field>
+            <Field id="search-sort" label="Order" error={errors.sort}>
+              <select id="search-sort" name="sort" value={filters.sort || 'newest'}>
+                <option value="newest">Newest first</option>
+                <option value="relevance">Best match first</option>
+              </select>
+            </Field>
+          </div>
+        </details>
+        <button type="submit" class="button">
+          Search
+        </button>
+      </form>
+      {Object.keys(errors).length === 0 && <ProblemNote error={results.error} />}
+      {q && results.error === null && (
+        <Loading state={results}>{(found) => found && <Results found={found.data} />}</Loading>
+      )}
+      {/* Results come newest (or best) first: the next page is the older one. */}
+      <Pager label="Result pages" older={next ? pageHref(next) : null} newer={back === null ? null : pageHref(back)} />
+    </section>
+  );
+}
