@@ -48,12 +48,15 @@ describeEachDialect('webhook retries', (dialect) => {
 
   it('never follows a redirect, waits out each backoff, and gives up after 24 hours of failures', async () => {
     const id = await createWebhook();
+    const failuresRecorded = async () =>
+      ((await inject('GET', `/webhooks/${id}`)).json() as { consecutiveFailures: number }).consecutiveFailures;
     receiver.script.push(302, 500, 500, 500);
     expect((await inject('POST', '/messages/areas/general/messages', { subject: 'S', message: 'm' })).statusCode).toBe(
       201,
     );
     await expect.poll(() => receiver.received.length).toBe(1);
     await expect.poll(async () => (await deliveriesOf(id))[0]?.error).toBe('answered 302');
+    await expect.poll(failuresRecorded).toBe(1);
     // Not again before the first backoff (60 s ± 20%) has passed on the clock.
     await settle();
     expect(receiver.received).toHaveLength(1);
@@ -62,12 +65,16 @@ describeEachDialect('webhook retries', (dialect) => {
     expect(receiver.received).toHaveLength(1);
     clock.advance(26_000);
     await expect.poll(() => receiver.received.length).toBe(2);
+    // The next attempt is scheduled from the clock when this one's outcome is recorded: wait for
+    // that before moving the clock (moving it earlier pushed the next attempt back; seen in CI).
+    await expect.poll(failuresRecorded).toBe(2);
     // The second backoff doubles: 120 s ± 20%.
     clock.advance(95_000);
     await settle();
     expect(receiver.received).toHaveLength(2);
     clock.advance(50_000);
     await expect.poll(() => receiver.received.length).toBe(3);
+    await expect.poll(failuresRecorded).toBe(3);
     // A day of failures later, the next failure deactivates it.
     clock.advance(25 * 3_600_000);
     await login(`later${Date.now()}`);
