@@ -2,13 +2,13 @@ import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyServerOptions, type RouteOptions } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { type Board, openBoard } from './board.js';
 import type { Clock } from './clock.js';
 import type { Config } from './config/load-config.js';
 import { startLiveEvents } from './events/live-events.js';
-import { API_PREFIX } from './http/api-prefix.js';
+import { API_PREFIX, BAUD_API, ENIGMA_API_PREFIX, installApiMounts } from './http/api-prefix.js';
 import { installAuthHook } from './http/auth-hook.js';
 import { installCaching } from './http/caching.js';
 import { installCors } from './http/cors.js';
@@ -44,10 +44,10 @@ export interface BuildAppOptions {
   readonly metrics?: BoardMetrics;
 }
 
-/** The routes whose answers also feed the login and upload counters of the metrics. */
+/** The routes whose answers also feed the login and upload counters of the metrics (under either prefix). */
 export const METRICS_COUNTED_ROUTES: CountedRoutes = {
-  login: `${API_PREFIX}/auth/login`,
-  upload: `${API_PREFIX}/files/areas/:areaTag`,
+  login: [API_PREFIX, ENIGMA_API_PREFIX].map((prefix) => `${prefix}/auth/login`),
+  upload: [API_PREFIX, ENIGMA_API_PREFIX].map((prefix) => `${prefix}/files/areas/:areaTag`),
 };
 
 export type BaudApp = FastifyInstance;
@@ -74,12 +74,14 @@ const REDACTED_PATHS = [
   'req.headers.authorization',
   'req.headers.cookie',
   'req.headers["x-baud-api-key"]',
+  'req.headers["x-enigma-api-key"]',
   'res.headers["set-cookie"]',
 ];
 
 /**
- * Builds the HTTP app for a board: every API route under `/_baud/api/v1`, one auth hook,
- * one error path (problem+json), OpenAPI document and docs page. Does not listen.
+ * Builds the HTTP app for a board: every API route under `/_baud/api/v1` (and, with
+ * `restApi.enigmaCompat`, under ENiGMA½'s `/_enig/api/v1` too), one auth hook, one error path
+ * (problem+json), OpenAPI document and docs page. Does not listen.
  */
 export async function buildApp(config: Config, options: BuildAppOptions = {}): Promise<BaudApp> {
   const board = options.board ?? (await openBoard(config, options.clock ? { clock: options.clock } : {}));
@@ -107,6 +109,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
   app.setValidatorCompiler(compileRequestValidator);
 
   if (!options.board) app.addHook('onClose', () => board.close());
+  const apiMounts = installApiMounts(app, { enigmaCompat: web.restApi.enabled && web.restApi.enigmaCompat });
   installResponseHeaders(app);
   refuseWhileClosing(app);
   installJsonBody(app, { bodyTimeoutSeconds: web.bodyTimeoutSeconds });
@@ -159,23 +162,37 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
     installCors(app, config); // before the auth hook: preflights never meet credential checks
     installAuthHook(app, board);
     installNulGuard(app);
-    await app.register(
-      async (api) => {
-        installCaching(api, web);
-        installSessionActivity(api, board);
-        registerSystemRoutes(api, board);
-        await api.register(authRoutes, { board });
-        registerUserRoutes(api, board);
-        registerMessageRoutes(api, board);
-        await api.register(fileRoutes, { board });
-        if (live) registerEventRoutes(api, board, live);
-        registerWebhookRoutes(api, board);
-      },
-      { prefix: API_PREFIX },
-    );
+    const registerApi = async (api: FastifyInstance) => {
+      installCaching(api, web);
+      installSessionActivity(api, board);
+      registerSystemRoutes(api, board);
+      await api.register(authRoutes, { board });
+      registerUserRoutes(api, board);
+      registerMessageRoutes(api, board);
+      await api.register(fileRoutes, { board });
+      if (live) registerEventRoutes(api, board, live);
+      registerWebhookRoutes(api, board);
+    };
+    // The same plugin once per mount: ENiGMA½'s prefix gets the very routes, hooks and handlers,
+    // never copies. What differs (names only) the handlers ask of `apiMountOf(request)`.
+    for (const mount of apiMounts) {
+      await app.register(
+        async (api) => {
+          // A second door to the same API, not a second API: the document describes baud's prefix only.
+          if (mount !== BAUD_API) api.addHook('onRoute', hideFromDocument);
+          await registerApi(api);
+        },
+        { prefix: mount.prefix },
+      );
+    }
     if (web.reader.enabled) registerReaderRoutes(app, await readerAssets());
   }
   return app;
+}
+
+/** Leaves a route out of the OpenAPI document (@fastify/swagger reads `hide` when it builds it). */
+function hideFromDocument(route: RouteOptions): void {
+  route.schema = { ...route.schema, hide: true };
 }
 
 /** Counts every answered request, by route pattern and status, once its answer is over. */

@@ -7,7 +7,7 @@ import type { UserStore } from '../users/user-store.js';
 import { usernameKey } from '../users/username.js';
 import type { AccessTokens, IssuedAccessToken } from './access-tokens.js';
 import type { LoginThrottle } from './login-throttle.js';
-import { verifyAgainstDummy, verifyPassword } from './passwords.js';
+import { hashPassword, needsRehash, verifyAgainstDummy, verifyPassword } from './passwords.js';
 import { type RateLimitQuota, rateLimitHeaders } from './rate-limit-headers.js';
 import type { RefreshTokens } from './refresh-tokens.js';
 
@@ -36,7 +36,8 @@ const PRUNE_INTERVAL_MS = 10 * 60 * 1000;
 /**
  * Interactive sign-in: login (password → session + tokens), refresh (rotation) and logout.
  * Unknown usernames, wrong passwords and disabled accounts all get the same 401 after the
- * same argon2 work, so a response never tells which one it was.
+ * same argon2 work, so a response never tells which one it was (an imported ENiGMA½ hash costs
+ * more until the first login replaces it with argon2id; see `verifyAgainstDummy`).
  */
 export interface AuthService {
   /**
@@ -91,6 +92,8 @@ export function createAuthService(deps: {
           rateLimitHeaders(reservation.quotaIfFailed),
         );
       }
+      // Hashed before the transaction, which holds the user's row lock.
+      const upgradedHash = needsRehash(user.passwordHash) ? await hashPassword(input.password) : undefined;
       const nowIso = clock.now().toISOString();
       const card = (await users.cardsOf([user.id])).get(user.id);
       const { session, loginQuota } = await users.transaction(async (trx) => {
@@ -98,6 +101,7 @@ export function createAuthService(deps: {
         // other (SQLite runs one write transaction at a time anyway), so the session cap
         // below counts the sessions of logins made in parallel too.
         await users.recordLogin(trx, user.id, nowIso);
+        if (upgradedHash !== undefined) await users.replacePasswordHash(trx, user.id, user.passwordHash, upgradedHash);
         await calls.recordCall(trx, user.id, nowIso);
         const issued = await refreshTokens.createFamily(trx, {
           userId: user.id,

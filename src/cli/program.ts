@@ -4,6 +4,7 @@ import { registerApiKeyCommands } from './api-key-commands.js';
 import { registerBoardCommands } from './board-commands.js';
 import { registerEventCommands } from './event-commands.js';
 import { registerFileCommands } from './file-commands.js';
+import { registerImportCommands } from './import-commands.js';
 import { registerMessageCommands } from './message-commands.js';
 import { registerReaderCommands } from './reader-commands.js';
 import { registerUserCommands } from './user-commands.js';
@@ -24,5 +25,6 @@ export function createProgram(): Command {
   registerWebhookCommands(program);
   registerEventCommands(program);
   registerReaderCommands(program);
+  registerImportCommands(program);
   return program;
 }

@@ -204,6 +204,11 @@ export const ConfigSchema = Type.Object(
                 corsAllowedOrigins: Type.Array(Type.String({ minLength: 1 }), { default: [] }),
                 jwtSecret: Type.Optional(Type.String({ minLength: 32 })),
                 secureCookies: Type.Boolean({ default: false }),
+                enigmaCompat: Type.Boolean({
+                  default: false,
+                  description:
+                    'The API also answers under /_enig/api/v1 with X-Enigma-API-Key and the enigma_refresh cookie, for ENiGMA½ clients',
+                }),
                 refreshFamilyMaxAgeDays: Type.Integer({ default: 90, minimum: 1 }),
                 refreshGraceSeconds: Type.Integer({
                   default: 10,

@@ -1,11 +1,16 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Config } from '../config/load-config.js';
+import { type ApiMount, apiMountOf } from './api-prefix.js';
 
 const ALLOWED_METHODS = 'GET, HEAD, POST, PUT, DELETE, OPTIONS';
-const ALLOWED_HEADERS = 'Authorization, Content-Type, X-Baud-API-Key, Range, If-None-Match';
 const EXPOSED_HEADERS =
   'Link, Location, RateLimit-Limit, RateLimit-Policy, RateLimit-Remaining, RateLimit-Reset, Retry-After, WWW-Authenticate, X-Request-Id';
 const PREFLIGHT_MAX_AGE_SECONDS = 600;
+
+/** The request headers a script may send: the mount's API key headers among them (ENiGMA½'s too, under its prefix). */
+function allowedHeaders(mount: ApiMount): string {
+  return ['Authorization', 'Content-Type', ...mount.apiKeyHeaders, 'Range', 'If-None-Match'].join(', ');
+}
 
 function addVaryOrigin(reply: FastifyReply): void {
   const vary = reply.getHeader('vary');
@@ -46,7 +51,7 @@ export function installCors(app: FastifyInstance, config: Config): void {
       reply
         .code(204)
         .header('access-control-allow-methods', ALLOWED_METHODS)
-        .header('access-control-allow-headers', ALLOWED_HEADERS)
+        .header('access-control-allow-headers', allowedHeaders(apiMountOf(request)))
         .header('access-control-max-age', String(PREFLIGHT_MAX_AGE_SECONDS))
         .header('content-length', '0')
         .send();

@@ -1,5 +1,5 @@
 import type { RouteOptions } from 'fastify';
-import { API_PREFIX } from './api-prefix.js';
+import { withoutApiPrefix } from './api-prefix.js';
 import type { RouteAccess } from './route-access.js';
 import { ProblemResponses } from './schemas.js';
 
@@ -96,10 +96,13 @@ const BODY_STATUSES = [408, 413, 415];
  */
 export function describeOperation(route: RouteOptions): void {
   const schema = route.schema as Record<string, unknown> | undefined;
-  if (!route.url.startsWith(`${API_PREFIX}/`) || schema === undefined || schema.hide === true) return;
+  // ENiGMA½'s prefix is described too, so its routes answer and serialise exactly as baud's; this
+  // root hook runs before the compat plugin's own, which then hides them from the document.
+  const path = withoutApiPrefix(route.url);
+  if (!path.startsWith('/') || path === route.url || schema === undefined || schema.hide === true) return;
   for (const method of [route.method].flat()) {
     if (method === 'HEAD') continue;
-    const key = `${method} ${route.url.slice(API_PREFIX.length)}`;
+    const key = `${method} ${path}`;
     const operationId = OPERATION_IDS[key];
     const access: RouteAccess = route.config?.access ?? 'authenticated';
     // Anonymous callers may read what the board makes public, and never write.

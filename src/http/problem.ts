@@ -10,7 +10,7 @@ import {
   PayloadTooLargeError,
   UnsupportedMediaTypeError,
 } from '../errors.js';
-import { API_PREFIX } from './api-prefix.js';
+import { API_PREFIX, apiMountOf } from './api-prefix.js';
 import { answerHeaders, BASELINE_HEADERS } from './response-headers.js';
 
 /** The RFC 7807 body every failure answers with. */
@@ -33,8 +33,12 @@ function echoedPath(url: string): string {
   return path.length > MAX_ECHOED_PATH ? `${path.slice(0, MAX_ECHOED_PATH)}…` : path;
 }
 
-export function problemFor(status: number, detail: string): Problem {
-  return { type: `${API_PREFIX}/errors/${status}`, title: STATUS_CODES[status] ?? 'Error', status, detail };
+/**
+ * The problem body for `status`. Its `type` lives under `prefix`, the API prefix the request came
+ * in on (an ENiGMA½ client sees ENiGMA½'s); baud's when there is no request to ask.
+ */
+export function problemFor(status: number, detail: string, prefix = API_PREFIX): Problem {
+  return { type: `${prefix}/errors/${status}`, title: STATUS_CODES[status] ?? 'Error', status, detail };
 }
 
 /** Writes `problem` as the reply (headers included). */
@@ -130,13 +134,17 @@ export function installProblemHandlers(app: FastifyInstance, allowedMethods: (ur
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const known = error instanceof BaudError ? error : fromFrameworkError(error);
     if (known) {
-      const problem = problemFor(known.status, known.detail);
+      const problem = problemFor(known.status, known.detail, apiMountOf(request).prefix);
       if (known instanceof BadRequestError && known.errors.length > 0) problem.errors = known.errors;
       return sendProblem(reply, problem, known.headers);
     }
     request.log.error({ err: error }, 'unexpected error');
     return sendProblem(reply, {
-      ...problemFor(500, 'An unexpected error occurred; the request id identifies it in the log.'),
+      ...problemFor(
+        500,
+        'An unexpected error occurred; the request id identifies it in the log.',
+        apiMountOf(request).prefix,
+      ),
       instance: request.id,
     });
   });
@@ -148,7 +156,7 @@ export function installProblemHandlers(app: FastifyInstance, allowedMethods: (ur
     const error = isMethodWrong
       ? new MethodNotAllowedError(request.method, allowed)
       : new NotFoundError(`No resource at ${echoedPath(request.url)}.`);
-    return sendProblem(reply, problemFor(error.status, error.detail), error.headers);
+    return sendProblem(reply, problemFor(error.status, error.detail, apiMountOf(request).prefix), error.headers);
   });
 }
 
@@ -158,10 +166,11 @@ export function installProblemHandlers(app: FastifyInstance, allowedMethods: (ur
  * 64 characters, ids and uuids shorter still), so it is a 404 like any unknown path, not a 414.
  */
 export function sendFrameworkProblem(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  const { prefix } = apiMountOf(request);
   const problem =
     error.code === 'FST_ERR_MAX_PARAM_LENGTH'
-      ? problemFor(404, `No resource at ${echoedPath(request.url)}.`)
-      : problemFor(400, 'The URL is not valid: a percent sign must start an escape such as %2F.');
+      ? problemFor(404, `No resource at ${echoedPath(request.url)}.`, prefix)
+      : problemFor(400, 'The URL is not valid: a percent sign must start an escape such as %2F.', prefix);
   // Answered before any hook runs, so the hooks' headers are set here.
   return sendProblem(reply, problem, { ...answerHeaders(request), 'x-request-id': request.id });
 }

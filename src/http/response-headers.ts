@@ -1,24 +1,36 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ServiceUnavailableError } from '../errors.js';
-import { API_PREFIX } from './api-prefix.js';
-import { API_KEY_HEADER } from './auth-hook.js';
+import { type ApiMount, apiMountOf, BAUD_API } from './api-prefix.js';
 import { syncHook } from './sync-hook.js';
 
-const AUTH_PREFIX = `${API_PREFIX}/auth/`;
+interface MountHeaders {
+  readonly baseline: Readonly<Record<string, string>>;
+  readonly credential: Readonly<Record<string, string>>;
+}
 
 /**
- * The request headers, besides the URL, that decide what an answer holds: the credentials.
- * A shared cache keys on them, so it never hands an anonymous copy to a caller with a
- * credential, or the reverse.
+ * The headers of every answer under one mount. `Vary` names the request headers, besides the
+ * URL, that decide what an answer holds: the credentials that mount accepts. A shared cache keys
+ * on them, so it never hands an anonymous copy to a caller with a credential, or the reverse.
  */
-const CREDENTIAL_VARY = 'Authorization, X-Baud-API-Key';
+function mountHeaders(mount: ApiMount): MountHeaders {
+  const baseline = Object.freeze({ 'x-content-type-options': 'nosniff', vary: mount.credentialHeaders });
+  return { baseline, credential: Object.freeze({ ...baseline, 'cache-control': 'no-store' }) };
+}
 
-/** Headers every response carries, whichever layer writes it. */
-export const BASELINE_HEADERS: Readonly<Record<string, string>> = {
-  'x-content-type-options': 'nosniff',
-  vary: CREDENTIAL_VARY,
-};
-const CREDENTIAL_HEADERS: Readonly<Record<string, string>> = { ...BASELINE_HEADERS, 'cache-control': 'no-store' };
+const headersByMount = new WeakMap<ApiMount, MountHeaders>();
+
+function headersOf(mount: ApiMount): MountHeaders {
+  let headers = headersByMount.get(mount);
+  if (headers === undefined) {
+    headers = mountHeaders(mount);
+    headersByMount.set(mount, headers);
+  }
+  return headers;
+}
+
+/** Headers every response carries, whichever layer writes it (baud's names: no request to ask). */
+export const BASELINE_HEADERS: Readonly<Record<string, string>> = headersOf(BAUD_API).baseline;
 
 /** A node that is shutting down asks clients to come back this soon (another node may answer). */
 const CLOSING_RETRY_AFTER_SECONDS = 5;
@@ -32,8 +44,11 @@ export function concernsCredentials(request: FastifyRequest): boolean {
   // `caller` exists once the auth hook ran; unrouted answers (404, docs) have none.
   if ((request as { caller?: { kind: string } }).caller?.kind === 'user') return true;
   const { headers } = request;
+  const apiMount = apiMountOf(request);
   return (
-    headers.authorization !== undefined || headers[API_KEY_HEADER] !== undefined || request.url.startsWith(AUTH_PREFIX)
+    headers.authorization !== undefined ||
+    apiMount.apiKeyHeaders.some((name) => headers[name.toLowerCase()] !== undefined) ||
+    request.url.startsWith(`${apiMount.prefix}/auth/`)
   );
 }
 
@@ -44,7 +59,8 @@ export function concernsCredentials(request: FastifyRequest): boolean {
  * what only their holder may see.
  */
 export function answerHeaders(request: FastifyRequest): Readonly<Record<string, string>> {
-  return concernsCredentials(request) ? CREDENTIAL_HEADERS : BASELINE_HEADERS;
+  const headers = headersOf(apiMountOf(request));
+  return concernsCredentials(request) ? headers.credential : headers.baseline;
 }
 
 /**
@@ -54,10 +70,11 @@ export function answerHeaders(request: FastifyRequest): Readonly<Record<string, 
 export function installResponseHeaders(app: FastifyInstance): void {
   app.addHook('onSend', (request, reply, payload, done) => {
     const earlierVary = reply.getHeader('vary');
+    const { credentialHeaders } = apiMountOf(request);
     reply.header('x-request-id', request.id).headers(answerHeaders(request));
     // An error raised in a later onSend hook runs these hooks again: append only once.
-    if (typeof earlierVary === 'string' && !earlierVary.endsWith(CREDENTIAL_VARY)) {
-      reply.header('vary', `${earlierVary}, ${CREDENTIAL_VARY}`);
+    if (typeof earlierVary === 'string' && !earlierVary.endsWith(credentialHeaders)) {
+      reply.header('vary', `${earlierVary}, ${credentialHeaders}`);
     }
     done(null, payload);
   });

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Board } from '../board.js';
-import { API_PREFIX } from './api-prefix.js';
+import { withoutApiPrefix } from './api-prefix.js';
 import { syncHook } from './sync-hook.js';
 
 const ACTIONS: readonly { prefix: string; read: string; write: string }[] = [
@@ -11,9 +11,9 @@ const ACTIONS: readonly { prefix: string; read: string; write: string }[] = [
   { prefix: '/auth', read: 'Logging in', write: 'Logging in' },
 ];
 
-/** The node list's "action" for a route: a short text from the route's URL pattern and method. */
+/** The node list's "action" for a route: a short text from the route's URL pattern (either prefix) and method. */
 export function actionOf(routeUrl: string, method: string): string {
-  const path = routeUrl.startsWith(API_PREFIX) ? routeUrl.slice(API_PREFIX.length) : routeUrl;
+  const path = withoutApiPrefix(routeUrl);
   const entry = ACTIONS.find((candidate) => path === candidate.prefix || path.startsWith(`${candidate.prefix}/`));
   if (!entry) return 'Using the API';
   if (entry.prefix === '/files' && path.endsWith('/download')) return 'Downloading files';

@@ -30,10 +30,10 @@ export interface ObservedRequest {
   readonly requestBytes: number | null;
 }
 
-/** Routes whose answers also feed the login and upload counters. */
+/** Routes whose answers also feed the login and upload counters (one pattern per API prefix). */
 export interface CountedRoutes {
-  readonly login: string;
-  readonly upload: string;
+  readonly login: readonly string[];
+  readonly upload: readonly string[];
 }
 
 /** Seconds: from a cached page (~1 ms) to a slow upload. */
@@ -147,10 +147,11 @@ export function createBoardMetrics(deps: {
       const labels = { method, route: route ?? 'unmatched', status: String(status) };
       requests.inc(labels);
       latency.observe(labels, seconds);
-      if (route === deps.routes.login) {
+      if (route === null) return;
+      if (deps.routes.login.includes(route)) {
         if (status === 401) loginFailures.inc();
         else if (status === 429) loginsThrottled.inc();
-      } else if (route === deps.routes.upload && method === 'POST' && status === 201) {
+      } else if (deps.routes.upload.includes(route) && method === 'POST' && status === 201) {
         uploads.inc();
         if (requestBytes !== null) uploadBytes.inc(requestBytes);
       }

@@ -51,6 +51,13 @@ export interface UserStore {
   insertUser(account: NewAccount, groups: readonly string[]): Promise<number | null>;
   /** Sets the password hash and `credentialsChangedAt` (which ends every older session). */
   setPasswordHash(trx: Executor, userId: number, passwordHash: string, changedAt: string): Promise<void>;
+  /**
+   * Replaces the password hash with the same password's new hash (an imported hash upgraded at
+   * login), only while the stored one is still `expectedOldHash`, so a password changed in
+   * between wins. Not a credential change: sessions, API keys and `credentialsChangedAt` stay.
+   * True when it replaced.
+   */
+  replacePasswordHash(trx: Executor, userId: number, expectedOldHash: string, newHash: string): Promise<boolean>;
   /** Joins a group; already a member is no change. */
   addGroup(userId: number, group: string): Promise<void>;
   removeGroup(userId: number, group: string): Promise<void>;
@@ -178,6 +185,16 @@ export function createUserStore(db: Db, identityChanges: IdentityChanges): UserS
         .set({ passwordHash, credentialsChangedAt: changedAt })
         .where('id', '=', userId)
         .execute();
+    },
+
+    async replacePasswordHash(trx, userId, expectedOldHash, newHash) {
+      const result = await trx
+        .updateTable('users')
+        .set({ passwordHash: newHash })
+        .where('id', '=', userId)
+        .where('passwordHash', '=', expectedOldHash)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
     },
 
     async addGroup(userId, group) {

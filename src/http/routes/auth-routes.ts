@@ -6,10 +6,8 @@ import type { SessionTokens } from '../../auth/auth-service.js';
 import { rateLimitHeaders } from '../../auth/rate-limit-headers.js';
 import { REFRESH_TOKEN_TTL_SECONDS } from '../../auth/refresh-tokens.js';
 import type { Board } from '../../board.js';
-import { API_PREFIX } from '../api-prefix.js';
+import { apiMountOf, BAUD_API } from '../api-prefix.js';
 import { ProblemResponses } from '../schemas.js';
-
-export const REFRESH_COOKIE = 'baud_refresh';
 
 const TokenResponse = Type.Object(
   {
@@ -34,11 +32,14 @@ const LoginBody = Type.Object(
   { additionalProperties: false, examples: [{ username: 'alice', password: 'correct horse battery' }] },
 );
 
-const cookieDescription = `Sets the HttpOnly \`${REFRESH_COOKIE}\` cookie (SameSite=Strict, Path=${API_PREFIX}/auth).`;
+// The document describes baud's own prefix; under ENiGMA½'s the cookie has ENiGMA½'s name and path.
+const cookieDescription = `Sets the HttpOnly \`${BAUD_API.refreshCookie}\` cookie (SameSite=Strict, Path=${BAUD_API.prefix}/auth).`;
 
 /**
  * The auth routes, with the cookie parser registered for them alone: no other route reads or
- * sets a cookie, so no other request pays for parsing its Cookie header.
+ * sets a cookie, so no other request pays for parsing its Cookie header. The refresh cookie is
+ * the request's mount's (`baud_refresh`, or `enigma_refresh` under ENiGMA½'s prefix), scoped to
+ * that mount's `/auth` path.
  */
 export async function authRoutes(parent: FastifyInstance, options: { board: Board }): Promise<void> {
   const { board } = options;
@@ -50,14 +51,17 @@ export async function authRoutes(parent: FastifyInstance, options: { board: Boar
     return {
       httpOnly: true,
       sameSite: 'strict',
-      path: `${API_PREFIX}/auth`,
+      path: `${apiMountOf(request).prefix}/auth`,
       secure: request.protocol === 'https' || restApi.secureCookies,
     };
   }
 
   function sendTokens(request: FastifyRequest, reply: FastifyReply, session: SessionTokens) {
     reply
-      .setCookie(REFRESH_COOKIE, session.refreshToken, { ...cookieOptions(request), maxAge: REFRESH_TOKEN_TTL_SECONDS })
+      .setCookie(apiMountOf(request).refreshCookie, session.refreshToken, {
+        ...cookieOptions(request),
+        maxAge: REFRESH_TOKEN_TTL_SECONDS,
+      })
       // Tokens must not be kept by any cache (RFC 6749 §5.1).
       .header('cache-control', 'no-store');
     return session.token;
@@ -101,7 +105,7 @@ export async function authRoutes(parent: FastifyInstance, options: { board: Boar
       },
     },
     async (request, reply) => {
-      const session = await board.auth.refresh(request.cookies[REFRESH_COOKIE]);
+      const session = await board.auth.refresh(request.cookies[apiMountOf(request).refreshCookie]);
       return sendTokens(request, reply, session);
     },
   );
@@ -118,8 +122,8 @@ export async function authRoutes(parent: FastifyInstance, options: { board: Boar
       },
     },
     async (request, reply) => {
-      await board.auth.logout(request.cookies[REFRESH_COOKIE]);
-      reply.clearCookie(REFRESH_COOKIE, cookieOptions(request)).code(204);
+      await board.auth.logout(request.cookies[apiMountOf(request).refreshCookie]);
+      reply.clearCookie(apiMountOf(request).refreshCookie, cookieOptions(request)).code(204);
       return null;
     },
   );

@@ -8,7 +8,7 @@ import type { Board } from '../../board.js';
 import { BadRequestError, BaudError, RangeNotSatisfiableError, UnsupportedMediaTypeError } from '../../errors.js';
 import { contentTypeForFileName } from '../../files/file-name.js';
 import { areaFileListId, fileSearchListId, UPLOAD_FIELD_NAMES, type UploadPart } from '../../files/file-service.js';
-import { API_PREFIX } from '../api-prefix.js';
+import { apiMountOf } from '../api-prefix.js';
 import { isMultipartFormData } from '../content-type.js';
 import { attachmentDisposition, ifNoneMatchHits, rangeOutcome } from '../download-headers.js';
 import {
@@ -402,7 +402,7 @@ export async function fileRoutes(parent: FastifyInstance, options: { board: Boar
           upload.parts,
           shouldStripAnsi(request.query),
         );
-        reply.code(201).header('location', `${API_PREFIX}/files/${record.fileId}`);
+        reply.code(201).header('location', `${apiMountOf(request).prefix}/files/${record.fileId}`);
         return record;
       } catch (error) {
         guard.halt();

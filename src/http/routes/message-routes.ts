@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Board } from '../../board.js';
 import { areaMessageListId, messageSearchListId, threadListId } from '../../messages/message-service.js';
-import { API_PREFIX } from '../api-prefix.js';
+import { apiMountOf } from '../api-prefix.js';
 import {
   ListEnvelope,
   ListQuery,
@@ -383,7 +383,7 @@ export function registerMessageRoutes(fastify: FastifyInstance, board: Board): v
     async (request, reply) => {
       const { caller, params, body, query } = request;
       const summary = await messages.postMessage(caller, params.areaTag, body, shouldStripAnsi(query));
-      reply.code(201).header('location', `${API_PREFIX}/messages/${summary.uuid}`);
+      reply.code(201).header('location', `${apiMountOf(request).prefix}/messages/${summary.uuid}`);
       return summary;
     },
   );

@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import type { Board } from '../../board.js';
 import { MAX_AREA_GLOBS } from '../../events/event-filter.js';
 import { EVENT_TYPES } from '../../events/event-log.js';
-import { API_PREFIX } from '../api-prefix.js';
+import { apiMountOf } from '../api-prefix.js';
 import { ListEnvelope, ListQuery, listPageSender } from '../pagination.js';
 import { ProblemResponses } from '../schemas.js';
 
@@ -149,7 +149,7 @@ export function registerWebhookRoutes(fastify: FastifyInstance, board: Board): v
     },
     async (request, reply) => {
       const created = await webhooks.create(request.caller, request.body);
-      reply.code(201).header('location', `${API_PREFIX}/webhooks/${created.id}`);
+      reply.code(201).header('location', `${apiMountOf(request).prefix}/webhooks/${created.id}`);
       return created;
     },
   );

@@ -1,0 +1,175 @@
+import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Command } from 'commander';
+import Hjson from 'hjson';
+import { ConfigError } from '../config/config-error.js';
+import { configFromObject, resolveConfigPath } from '../config/load-config.js';
+import { migrateToLatest, openDatabase } from '../db/database.js';
+import { IMPORT_KINDS, type ImportKind, type ImportSummary, importEnigmaBoard } from '../enigma/enigma-import.js';
+import { createEnigmaImportStore } from '../enigma/enigma-import-store.js';
+import { type BaudBoardSections, boardSections, type Skipped } from '../enigma/enigma-mapping.js';
+import { EnigmaSource } from '../enigma/enigma-source.js';
+import { type CommonOptions, printResult, withCommonOptions } from './cli-context.js';
+import { createProgressBar, type ProgressBar } from './progress-bar.js';
+
+const KIND_NAMES: Readonly<Record<ImportKind, string>> = {
+  users: 'users',
+  apiKeys: 'API keys',
+  messages: 'messages',
+  files: 'files',
+  calls: 'last callers',
+  pointers: 'new-scan pointers',
+};
+
+type RawConfig = Record<string, unknown>;
+
+/** hjson's round-trip mode, which keeps a file's comments (not in @types/hjson). */
+const HjsonRoundTrip = (
+  Hjson as unknown as { rt: { parse(text: string): unknown; stringify(value: unknown, options?: object): string } }
+).rt;
+
+const isRecord = (value: unknown): value is RawConfig =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The object at `keys` inside `raw`, created (as an empty object) where missing. */
+function objectAt(raw: RawConfig, ...keys: string[]): RawConfig {
+  let node = raw;
+  for (const key of keys) {
+    if (!isRecord(node[key])) node[key] = {};
+    node = node[key] as RawConfig;
+  }
+  return node;
+}
+
+/**
+ * baud's configuration with the ENiGMA½ board's sections merged in: its conferences, areas,
+ * file areas, storage tags and allowlist (an imported tag replaces one of the same name).
+ * Comments of an existing file are kept (HJSON round trip).
+ */
+function mergedConfig(existing: RawConfig, sections: BaudBoardSections): RawConfig {
+  const raw = existing;
+  const general = objectAt(raw, 'general');
+  if (sections.general.boardName && general.boardName === undefined) general.boardName = sections.general.boardName;
+  Object.assign(objectAt(raw, 'messageConferences'), sections.messageConferences);
+  Object.assign(objectAt(raw, 'fileBase', 'storageTags'), sections.fileBase.storageTags);
+  Object.assign(objectAt(raw, 'fileBase', 'areas'), sections.fileBase.areas);
+  const restApi = objectAt(raw, 'contentServers', 'web', 'restApi');
+  Object.assign(objectAt(restApi, 'messages', 'publicAccess'), sections.publicAccess.messages);
+  const files = objectAt(restApi, 'files');
+  files.publicAccess = { ...(isRecord(files.publicAccess) ? files.publicAccess : {}), ...sections.publicAccess.files };
+  return raw;
+}
+
+function summaryLines(summary: ImportSummary, seconds: number): string[] {
+  const lines = [summary.dryRun ? 'Dry run: nothing was written. A run would do this:' : 'Imported:'];
+  for (const kind of IMPORT_KINDS) {
+    const count = summary.counts[kind];
+    const parts = [`${count.imported} ${summary.dryRun ? 'to import' : 'imported'}`];
+    if (count.alreadyThere > 0) parts.push(`${count.alreadyThere} already there`);
+    if (count.skipped > 0) parts.push(`${count.skipped} skipped`);
+    lines.push(`  ${KIND_NAMES[kind].padEnd(18)} ${String(count.found).padStart(8)} found: ${parts.join(', ')}`);
+  }
+  if (summary.skipped.length > 0) {
+    lines.push('Not carried over, or carried over differently:');
+    for (const entry of summary.skipped) lines.push(`  ${entry.kind}: ${entry.reason} (${entry.count})`);
+  }
+  const messages = summary.counts.messages.imported;
+  lines.push(
+    `Took ${seconds.toFixed(1)} s${messages > 0 ? ` (${Math.round(messages / Math.max(seconds, 0.001)).toLocaleString('en-US')} messages/s)` : ''}.`,
+  );
+  return lines;
+}
+
+/** `baud import enigma`: moves an ENiGMA½ board into a new (or its own earlier) baud board. */
+export function registerImportCommands(program: Command): void {
+  const imports = program.command('import').description('move another BBS into baud');
+  withCommonOptions(
+    imports
+      .command('enigma <dir>')
+      .description(
+        'import an ENiGMA½ board (its config/, db/ and file base) into a new or empty baud board; safe to run again',
+      )
+      .option('--dry-run', 'read everything and report what would be imported, writing nothing')
+      .option('--link', 'hard-link files into baud’s storage instead of copying them'),
+  ).action(async (dir: string, options: CommonOptions & { dryRun?: boolean; link?: boolean }) => {
+    const source = EnigmaSource.open(dir);
+    try {
+      const sourceId = realpathSync(source.dir);
+      const { sections, skipped } = boardSections(source.config);
+      const configPath = resolveConfigPath({
+        ...(options.config ? { configPath: options.config } : {}),
+        env: process.env,
+      });
+      const exists = existsSync(configPath);
+      const originalText = exists ? readFileSync(configPath, 'utf8') : '';
+      const existing = exists ? (HjsonRoundTrip.parse(originalText) as RawConfig) : {};
+      const merged = mergedConfig(existing, sections);
+      const config = configFromObject(merged, {
+        env: process.env,
+        baseDir: path.dirname(configPath),
+        configPath,
+        exists,
+      });
+      const bars = new Map<ImportKind, ProgressBar>();
+      const onProgress = options.json
+        ? undefined
+        : ({ kind, done, total }: { kind: ImportKind; done: number; total: number }) => {
+            let bar = bars.get(kind);
+            if (!bar) {
+              for (const other of bars.values()) other.finish();
+              bar = createProgressBar(KIND_NAMES[kind].padEnd(12), KIND_NAMES[kind]);
+              bars.set(kind, bar);
+            }
+            bar.update(done, total);
+          };
+      const started = performance.now();
+      let summary: ImportSummary;
+      if (options.dryRun) {
+        summary = await importEnigmaBoard(source, null, {
+          dryRun: true,
+          link: Boolean(options.link),
+          storageDirectories: config.fileBase.storageTags,
+        });
+      } else {
+        mkdirSync(config.paths.dataDir, { recursive: true });
+        const database = await openDatabase(config.database.url, { poolSize: 2 });
+        try {
+          await migrateToLatest(database);
+          const store = createEnigmaImportStore(database);
+          const importedFrom = await store.importedFrom();
+          if (importedFrom !== null && importedFrom !== sourceId) {
+            throw new ConfigError(
+              `this board was imported from ${importedFrom}, not ${sourceId}: import into a new board (--config <new path>)`,
+            );
+          }
+          if (importedFrom === null && (await store.hasContent())) {
+            throw new ConfigError(
+              `the board of ${configPath} already has users, messages or files: import into a new board (--config <new path>)`,
+            );
+          }
+          await store.markImportedFrom(sourceId);
+          const text = HjsonRoundTrip.stringify(merged, { bracesSameLine: true, separator: false });
+          if (text !== originalText) {
+            mkdirSync(path.dirname(configPath), { recursive: true });
+            writeFileSync(configPath, text);
+          }
+          for (const directory of Object.values(config.fileBase.storageTags)) mkdirSync(directory, { recursive: true });
+          summary = await importEnigmaBoard(source, database, {
+            dryRun: false,
+            link: Boolean(options.link),
+            storageDirectories: config.fileBase.storageTags,
+            ...(onProgress ? { onProgress } : {}),
+          });
+        } finally {
+          await database.close();
+        }
+      }
+      for (const bar of bars.values()) bar.finish();
+      const configSkips: Array<Skipped & { count: number }> = skipped.map((entry) => ({ ...entry, count: 1 }));
+      const full = { ...summary, skipped: [...configSkips, ...summary.skipped, ...source.leftovers()], configPath };
+      printResult(options, full, summaryLines(full, (performance.now() - started) / 1000));
+    } finally {
+      source.close();
+    }
+  });
+}

@@ -1,0 +1,363 @@
+import { TAG_PATTERN } from '../config/config-schema.js';
+import type { UserRow } from '../db/schema.js';
+import type { MessageNetwork } from '../messages/message-network.js';
+import type { EnigmaConfig, EnigmaFile, EnigmaMessageMeta, EnigmaUser } from './enigma-source.js';
+
+/**
+ * How ENiGMA½'s data becomes baud's: pure functions, one per kind, each returning what it could
+ * not carry over (`skipped`) beside what it made, so the import can report it instead of
+ * dropping it silently.
+ */
+
+/** Something of the source that has no place in baud, said once per kind and reason. */
+export interface Skipped {
+  readonly kind: string;
+  readonly reason: string;
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const text = (value: unknown, fallback = ''): string => (typeof value === 'string' ? value : fallback);
+
+/** ENiGMA½ orders by `sort`, then by tag; baud keeps the file's order. */
+function sortedEntries(record: Record<string, unknown>): Array<[string, Record<string, unknown>]> {
+  return Object.entries(record)
+    .filter((entry): entry is [string, Record<string, unknown>] => isRecord(entry[1]))
+    .sort(([tagA, a], [tagB, b]) => {
+      const sortA = typeof a.sort === 'number' ? a.sort : Number.POSITIVE_INFINITY;
+      const sortB = typeof b.sort === 'number' ? b.sort : Number.POSITIVE_INFINITY;
+      return sortA === sortB ? tagA.localeCompare(tagB) : sortA - sortB;
+    });
+}
+
+function acsOf(value: unknown, keys: readonly string[]): Record<string, string> {
+  if (!isRecord(value)) return {};
+  return Object.fromEntries(keys.flatMap((key) => (typeof value[key] === 'string' ? [[key, value[key]]] : [])));
+}
+
+function globs(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string' && item !== '') : [];
+}
+
+function allowRule(value: unknown): { include: string[]; exclude: string[] } | null {
+  if (!isRecord(value)) return null;
+  return { include: globs(value.include), exclude: globs(value.exclude) };
+}
+
+/** The configuration sections of baud that hold what ENiGMA½'s `config.hjson` says of the board. */
+export interface BaudBoardSections {
+  readonly general: { boardName?: string };
+  readonly messageConferences: Record<string, unknown>;
+  readonly fileBase: { storageTags: Record<string, string>; areas: Record<string, unknown> };
+  readonly publicAccess: { messages: Record<string, unknown>; files: Record<string, unknown> };
+}
+
+/** baud's storage directory for an imported storage tag, relative to the data directory. */
+export const storageDirectoryFor = (storageTag: string) => `files/${storageTag}`;
+
+/**
+ * Conferences, areas (with their ACS), file areas and storage tags, and the anonymous allowlist.
+ * The allowlist is read from `contentServers.web.restApi.{messages,files}.publicAccess`, where
+ * ENiGMA½'s REST API code reads it — not `contentServers.web.handlers.restApi`, where its
+ * example configuration puts the handler switch.
+ */
+export function boardSections(config: EnigmaConfig): { sections: BaudBoardSections; skipped: Skipped[] } {
+  const skipped: Skipped[] = [];
+  const validTag = (kind: string, tag: string) => {
+    if (TAG_PATTERN.test(tag)) return true;
+    skipped.push({ kind, reason: `"${tag}": baud tags are 1–64 of A–Z a–z 0–9 _ . -` });
+    return false;
+  };
+  const messageConferences: Record<string, unknown> = {};
+  for (const [confTag, conference] of sortedEntries(config.messageConferences)) {
+    if (!validTag('message conference', confTag)) continue;
+    const areas: Record<string, unknown> = {};
+    for (const [areaTag, area] of sortedEntries(isRecord(conference.areas) ? conference.areas : {})) {
+      if (!validTag('message area', areaTag)) continue;
+      areas[areaTag] = {
+        name: text(area.name, areaTag),
+        desc: text(area.desc),
+        acs: acsOf(area.acs, ['read', 'write']),
+      };
+    }
+    messageConferences[confTag] = {
+      name: text(conference.name, confTag),
+      desc: text(conference.desc),
+      acs: acsOf(conference.acs, ['read', 'write']),
+      areas,
+    };
+  }
+
+  const sourceStorageTags = isRecord(config.fileBase.storageTags) ? config.fileBase.storageTags : {};
+  const storageTags: Record<string, string> = {};
+  for (const storageTag of Object.keys(sourceStorageTags)) {
+    if (validTag('storage tag', storageTag)) storageTags[storageTag] = storageDirectoryFor(storageTag);
+  }
+  const fileAreas: Record<string, unknown> = {};
+  for (const [areaTag, area] of sortedEntries(isRecord(config.fileBase.areas) ? config.fileBase.areas : {})) {
+    if (!validTag('file area', areaTag)) continue;
+    const tags = globs(area.storageTags).filter((tag) => tag in storageTags);
+    if (tags.length === 0) {
+      skipped.push({ kind: 'file area', reason: `"${areaTag}": none of its storage tags is defined` });
+      continue;
+    }
+    fileAreas[areaTag] = {
+      name: text(area.name, areaTag),
+      desc: text(area.desc),
+      storageTags: tags,
+      acs: acsOf(area.acs, ['read', 'write', 'download']),
+    };
+  }
+
+  const messagesAccess: Record<string, unknown> = {};
+  const messageRules = isRecord(config.restApi.messages) ? config.restApi.messages.publicAccess : undefined;
+  for (const [confTag, rule] of Object.entries(isRecord(messageRules) ? messageRules : {})) {
+    const parsed = allowRule(rule);
+    if (parsed && confTag in messageConferences) messagesAccess[confTag] = parsed;
+    else skipped.push({ kind: 'public allowlist', reason: `messages.publicAccess.${confTag}: no such conference` });
+  }
+  const fileRules = isRecord(config.restApi.files) ? config.restApi.files.publicAccess : undefined;
+  let filesAccess: Record<string, unknown> = {};
+  if (isRecord(fileRules) && ('include' in fileRules || 'exclude' in fileRules)) {
+    filesAccess = allowRule(fileRules) ?? {};
+  } else if (isRecord(fileRules)) {
+    for (const [areaTag, rule] of Object.entries(fileRules)) {
+      const parsed = allowRule(rule);
+      if (parsed && areaTag in fileAreas) filesAccess[areaTag] = parsed;
+      else skipped.push({ kind: 'public allowlist', reason: `files.publicAccess.${areaTag}: no such file area` });
+    }
+  }
+
+  return {
+    sections: {
+      general: config.boardName ? { boardName: config.boardName.slice(0, 128) } : {},
+      messageConferences,
+      fileBase: { storageTags, areas: fileAreas },
+      publicAccess: { messages: messagesAccess, files: filesAccess },
+    },
+    skipped,
+  };
+}
+
+/** ENiGMA½'s `User.AccountStatus`: only 2 (active) may log in; 0 disabled, 1 inactive, 3 locked. */
+const ACTIVE = '2';
+
+/** User properties that become baud columns; every other property is kept in `properties`. */
+const PROFILE_COLUMNS = {
+  real_name: 'realName',
+  location: 'location',
+  affiliation: 'affiliations',
+  email_address: 'emailAddress',
+  web_address: 'webAddress',
+  auto_signature: 'autoSignature',
+} as const;
+
+const COUNTER_COLUMNS = {
+  login_count: 'loginCount',
+  post_count: 'postCount',
+  ul_total_count: 'uploadCount',
+  ul_total_bytes: 'uploadBytes',
+  dl_total_count: 'downloadCount',
+  dl_total_bytes: 'downloadBytes',
+  achievement_total_count: 'achievementCount',
+  achievement_total_points: 'achievementPoints',
+  minutes_online_total_count: 'minutesOnline',
+} as const;
+
+/** Properties that are ENiGMA½'s own bookkeeping, meaningless in baud, and not worth keeping. */
+const PASSWORD_PROPERTIES = new Set(['pw_pbkdf2_salt', 'pw_pbkdf2_dk', 'pw_hash_params']);
+const HANDLED_PROPERTIES = new Set([
+  ...Object.keys(PROFILE_COLUMNS),
+  ...Object.keys(COUNTER_COLUMNS),
+  ...PASSWORD_PROPERTIES,
+  'account_status',
+  'account_created',
+  'last_login_timestamp',
+]);
+
+/** An ISO 8601 time with any offset as baud stores it (UTC, milliseconds); null when unreadable. */
+export function utcTimestamp(value: string | undefined | null): string | null {
+  if (!value) return null;
+  const millis = Date.parse(value);
+  return Number.isNaN(millis) ? null : new Date(millis).toISOString();
+}
+
+const wholeNumber = (value: string | undefined): number => {
+  const parsed = Number.parseFloat(value ?? '');
+  return Number.isFinite(parsed) && parsed > 0 ? Math.round(parsed) : 0;
+};
+
+/** ENiGMA½'s stored password: salt, derived key and parameters (legacy: none, meaning sha1/1000/128). */
+export interface EnigmaPassword {
+  readonly saltHex: string;
+  readonly dkHex: string;
+  readonly iterations: number;
+  readonly digest: string;
+  readonly keyLen: number;
+}
+
+export function enigmaPasswordOf(user: EnigmaUser): EnigmaPassword | null {
+  const saltHex = user.properties.get('pw_pbkdf2_salt');
+  const dkHex = user.properties.get('pw_pbkdf2_dk');
+  if (!saltHex || !dkHex) return null;
+  const paramsText = user.properties.get('pw_hash_params');
+  if (!paramsText) return { saltHex, dkHex, iterations: 1000, digest: 'sha1', keyLen: 128 };
+  try {
+    const params = JSON.parse(paramsText) as { iterations?: unknown; digest?: unknown; keyLen?: unknown };
+    if (typeof params.iterations !== 'number' || typeof params.digest !== 'string' || typeof params.keyLen !== 'number')
+      return null;
+    return { saltHex, dkHex, iterations: params.iterations, digest: params.digest, keyLen: params.keyLen };
+  } catch {
+    return null;
+  }
+}
+
+/** A user's baud row but for the password hash and the username key, which the import adds. */
+export type ImportedUser = Omit<UserRow, 'usernameKey' | 'passwordHash' | 'credentialsChangedAt'>;
+
+/**
+ * The user's profile and counters; an account that is not active in ENiGMA½ (disabled,
+ * inactive, locked) stays locked out in baud. Properties without a baud column are kept in
+ * `properties` as `enigma.<name>`, so nothing is lost and a sysop can still read them.
+ */
+export function importedUser(user: EnigmaUser, importedAt: string): ImportedUser {
+  const props = user.properties;
+  const profile = (name: keyof typeof PROFILE_COLUMNS) => {
+    const value = props.get(name)?.trim();
+    return value ? value : null;
+  };
+  const counter = (name: keyof typeof COUNTER_COLUMNS) => wholeNumber(props.get(name));
+  const kept: Record<string, string> = {};
+  for (const [name, value] of props) {
+    if (!HANDLED_PROPERTIES.has(name)) kept[`enigma.${name}`] = value;
+  }
+  const status = props.get('account_status') ?? ACTIVE;
+  if (status !== ACTIVE) kept['enigma.account_status'] = status;
+  return {
+    id: user.id,
+    username: user.userName,
+    emailAddress: profile('email_address'),
+    realName: profile('real_name'),
+    location: profile('location'),
+    affiliations: profile('affiliation'),
+    webAddress: profile('web_address'),
+    autoSignature: profile('auto_signature'),
+    properties: JSON.stringify(kept),
+    createdAt: utcTimestamp(props.get('account_created')) ?? importedAt,
+    disabledAt: status === ACTIVE ? null : importedAt,
+    lastLoginAt: utcTimestamp(props.get('last_login_timestamp')),
+    loginCount: counter('login_count'),
+    postCount: counter('post_count'),
+    uploadCount: counter('ul_total_count'),
+    uploadBytes: counter('ul_total_bytes'),
+    downloadCount: counter('dl_total_count'),
+    downloadBytes: counter('dl_total_bytes'),
+    achievementCount: counter('achievement_total_count'),
+    achievementPoints: counter('achievement_total_points'),
+    minutesOnline: counter('minutes_online_total_count'),
+  };
+}
+
+/** `message_meta` entries with a place in baud's `network`; the rest are reported by name. */
+const FTN_STRINGS: Readonly<Record<string, keyof MessageNetwork>> = {
+  'FtnProperty:ftn_area': 'ftnArea',
+  'FtnProperty:ftn_tear_line': 'ftnTearLine',
+  'FtnProperty:ftn_origin': 'ftnOrigin',
+  'FtnKludge:MSGID': 'ftnMsgId',
+  'FtnKludge:REPLY': 'ftnReplyId',
+};
+const FTN_LISTS: Readonly<Record<string, 'ftnSeenBy' | 'ftnPath'>> = {
+  'FtnProperty:ftn_seen_by': 'ftnSeenBy',
+  'FtnKludge:PATH': 'ftnPath',
+};
+/** System meta baud reads elsewhere (authorship, addressing) or that only ENiGMA½'s tosser needs. */
+const SYSTEM_HANDLED = new Set([
+  'System:local_from_user_id',
+  'System:local_to_user_id',
+  'System:remote_from_user',
+  'System:external_flavor',
+  'System:state_flags0',
+  'FtnProperty:ftn_orig_node',
+  'FtnProperty:ftn_orig_network',
+]);
+
+export interface MessageExtras {
+  readonly network: MessageNetwork;
+  readonly fromUserId: number | null;
+  /** Meta entries that have no place in baud, as `Category name`. */
+  readonly unmapped: readonly string[];
+}
+
+/**
+ * A message's FTN metadata as baud's `network`, and its local author. The origin address is the
+ * MSGID's (zone:net/node), else the remote author's address, else net/node of the FTN fields.
+ */
+export function messageExtras(meta: readonly EnigmaMessageMeta[], knownUserIds: ReadonlySet<number>): MessageExtras {
+  const network: Record<string, unknown> = {};
+  const unmapped: string[] = [];
+  const byKey = new Map<string, string[]>();
+  for (const entry of meta) {
+    const key = `${entry.category}:${entry.name}`;
+    byKey.set(key, [...(byKey.get(key) ?? []), entry.value]);
+  }
+  for (const [key, values] of byKey) {
+    const single = FTN_STRINGS[key];
+    const list = FTN_LISTS[key];
+    if (single) network[single] = values[0];
+    else if (list) network[list] = values;
+    else if (!SYSTEM_HANDLED.has(key)) unmapped.push(key.replace(':', ' '));
+  }
+  if (byKey.has('FtnProperty:ftn_area') || byKey.has('System:external_flavor')) {
+    const msgIdAddress = byKey.get('FtnKludge:MSGID')?.[0]?.split(' ')[0];
+    const remote = byKey.get('System:remote_from_user')?.[0];
+    const net = byKey.get('FtnProperty:ftn_orig_network')?.[0];
+    const node = byKey.get('FtnProperty:ftn_orig_node')?.[0];
+    const origin = msgIdAddress || remote || (net && node ? `${net}/${node}` : undefined);
+    if (origin) network.ftnOrigNode = origin;
+  }
+  const localFrom = Number(byKey.get('System:local_from_user_id')?.[0]);
+  return {
+    network: network as MessageNetwork,
+    fromUserId: Number.isSafeInteger(localFrom) && knownUserIds.has(localFrom) ? localFrom : null,
+    unmapped,
+  };
+}
+
+/** A file's baud record but for where its bytes go. */
+export interface ImportedFile {
+  readonly id: number;
+  readonly areaTag: string;
+  readonly storageTag: string;
+  readonly fileName: string;
+  readonly desc: string;
+  readonly descLong: string;
+  readonly sha256: string;
+  readonly uploadTimestamp: string;
+  readonly uploadByUserId: number | null;
+  readonly dlCount: number;
+  readonly archiveType: string | null;
+  readonly hashTags: readonly string[];
+  readonly estReleaseYear: number | null;
+}
+
+export function importedFile(file: EnigmaFile, knownUserIds: ReadonlySet<number>, importedAt: string): ImportedFile {
+  const uploader = Number(file.meta.get('upload_by_user_id'));
+  const year = Number(file.meta.get('est_release_year'));
+  return {
+    id: file.id,
+    areaTag: file.areaTag,
+    storageTag: file.storageTag,
+    fileName: file.fileName,
+    desc: file.desc,
+    descLong: file.descLong,
+    sha256: file.sha256.toLowerCase(),
+    uploadTimestamp: utcTimestamp(file.uploadTimestamp) ?? importedAt,
+    uploadByUserId: Number.isSafeInteger(uploader) && knownUserIds.has(uploader) ? uploader : null,
+    // ENiGMA½ writes the count as text, sometimes as a float ("5.0").
+    dlCount: wholeNumber(file.meta.get('dl_count')),
+    archiveType: file.meta.get('archive_type') ?? null,
+    hashTags: file.hashTags,
+    estReleaseYear: Number.isInteger(year) && year > 0 ? year : null,
+  };
+}
