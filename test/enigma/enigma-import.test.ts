@@ -168,28 +168,37 @@ describeEachDialect('baud import enigma', (dialect) => {
   });
 
   it('shows every user every message of every area with ENiGMA½’s ids and UUIDs, and anonymous callers the allowlist', async () => {
-    const token = await tokenOf('bob');
     const areaTags = ['pub_small', 'pub_secret_stuff', 'pub_general', 'retro_hardware', 'retro_fido_echo'];
-    for (const areaTag of areaTags) {
-      const listed = await allPages<{ messageId: number; uuid: string; subject: string }>(
-        `/_baud/api/v1/messages/areas/${areaTag}/messages?limit=100&stripAnsi=false`,
-        token,
-      );
-      const expected = fixtureMessages.filter((message) => message.area_tag === areaTag);
-      expect(
-        listed.map((message) => [message.messageId, message.uuid, message.subject]),
-        areaTag,
-      ).toEqual(expected.map((message) => [message.message_id, message.message_uuid, message.subject]));
+    // No area has an ACS of its own in ENiGMA½'s config: every active user could read them all there.
+    for (const username of ACTIVE_USERS) {
+      const userToken = await tokenOf(username);
+      for (const areaTag of areaTags) {
+        const listed = await allPages<{ messageId: number; uuid: string; subject: string }>(
+          `/_baud/api/v1/messages/areas/${areaTag}/messages?limit=100&stripAnsi=false`,
+          userToken,
+        );
+        const expected = fixtureMessages.filter((message) => message.area_tag === areaTag);
+        expect(
+          listed.map((message) => [message.messageId, message.uuid, message.subject]),
+          `${username} in ${areaTag}`,
+        ).toEqual(expected.map((message) => [message.message_id, message.message_uuid, message.subject]));
+      }
     }
-    // Bodies come back exactly as ENiGMA½ stored them: ANSI art, pipe codes, Unicode.
-    for (const id of [2122, 2142, 2147, 2162, 2163, 2164]) {
-      const message = fixtureMessages.find((row) => row.message_id === id);
-      if (!message) continue;
+    const token = await tokenOf('bob');
+    // Every message reads back exactly as ENiGMA½ stored it: ANSI art, pipe codes, Unicode.
+    const conferences = (await (
+      await api('/messages/conferences', { headers: { authorization: `Bearer ${token}` } })
+    ).json()) as {
+      data: Array<{ confTag: string }>;
+    };
+    expect(conferences.data.map((conference) => conference.confTag)).toEqual(['public_conf', 'retro_conf']);
+    for (const message of fixtureMessages.filter((row) => areaTags.includes(row.area_tag))) {
       const detail = await api(`/messages/${message.message_uuid}?stripAnsi=false`, {
         headers: { authorization: `Bearer ${token}` },
       });
       expect(detail.status).toBe(200);
-      expect(((await detail.json()) as { body: string }).body).toBe(message.message);
+      const read = (await detail.json()) as { messageId: number; subject: string; body: string };
+      expect([read.messageId, read.subject, read.body]).toEqual([message.message_id, message.subject, message.message]);
     }
     const ftn = fixtureMessages.find((row) => row.message_id === 2166);
     const echo = await api(`/messages/${ftn?.message_uuid}`, { headers: { authorization: `Bearer ${token}` } });
@@ -214,6 +223,8 @@ describeEachDialect('baud import enigma', (dialect) => {
       areas: Array<{ areaTag: string }>;
     };
     expect(publicConference.areas.map((area) => area.areaTag)).toEqual(['pub_small', 'pub_general']);
+    expect((await api('/messages/areas/pub_general/messages?limit=1')).status).toBe(200);
+    expect((await api('/messages/areas/pub_secret_stuff/messages?limit=1')).status).toBe(401);
   });
 
   it('never serves private mail, to its sender or its recipient', async () => {
