@@ -3,14 +3,21 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import Hjson from 'hjson';
 import { ConfigError } from '../config/config-error.js';
-import { configFromObject, resolveConfigPath } from '../config/load-config.js';
+import { type Config, configFromObject, resolveConfigPath } from '../config/load-config.js';
 import { migrateToLatest, openDatabase } from '../db/database.js';
-import { IMPORT_KINDS, type ImportKind, type ImportSummary, importEnigmaBoard } from '../enigma/enigma-import.js';
+import {
+  IMPORT_KINDS,
+  type ImportKind,
+  type ImportProgress,
+  type ImportSummary,
+  importEnigmaBoard,
+} from '../enigma/enigma-import.js';
 import { createEnigmaImportStore } from '../enigma/enigma-import-store.js';
 import { type BaudBoardSections, boardSections, type Skipped } from '../enigma/enigma-mapping.js';
 import { EnigmaSource } from '../enigma/enigma-source.js';
 import { type CommonOptions, printResult, withCommonOptions } from './cli-context.js';
 import { createProgressBar, type ProgressBar } from './progress-bar.js';
+import { withRunLock } from './run-lock.js';
 
 const KIND_NAMES: Readonly<Record<ImportKind, string>> = {
   users: 'users',
@@ -80,6 +87,60 @@ function summaryLines(summary: ImportSummary, seconds: number): string[] {
   return lines;
 }
 
+/**
+ * The import proper, into the board of `config`: only into a board that is empty or was
+ * imported from this very ENiGMA½ board, one run at a time, and the configuration file is
+ * written only once the board is known to be the right one.
+ */
+async function importIntoBoard(
+  source: EnigmaSource,
+  target: {
+    config: Config;
+    configPath: string;
+    merged: RawConfig;
+    originalText: string;
+    link: boolean;
+    onProgress?: (progress: ImportProgress) => void;
+  },
+): Promise<ImportSummary> {
+  const { config, configPath } = target;
+  const sourceId = realpathSync(source.dir);
+  mkdirSync(config.paths.dataDir, { recursive: true });
+  return withRunLock(path.join(config.paths.dataDir, '.enigma-import.lock'), 'an ENiGMA½ import', async () => {
+    const database = await openDatabase(config.database.url, { poolSize: 2 });
+    try {
+      await migrateToLatest(database);
+      const store = createEnigmaImportStore(database);
+      const importedFrom = await store.importedFrom();
+      if (importedFrom !== null && importedFrom !== sourceId) {
+        throw new ConfigError(
+          `this board was imported from ${importedFrom}, not ${sourceId}: import into a new board (--config <new path>)`,
+        );
+      }
+      if (importedFrom === null && (await store.hasContent())) {
+        throw new ConfigError(
+          `the board of ${configPath} already has users, messages or files: import into a new board (--config <new path>)`,
+        );
+      }
+      await store.markImportedFrom(sourceId);
+      const text = HjsonRoundTrip.stringify(target.merged, { bracesSameLine: true, separator: false });
+      if (text !== target.originalText) {
+        mkdirSync(path.dirname(configPath), { recursive: true });
+        writeFileSync(configPath, text);
+      }
+      for (const directory of Object.values(config.fileBase.storageTags)) mkdirSync(directory, { recursive: true });
+      return await importEnigmaBoard(source, database, {
+        dryRun: false,
+        link: target.link,
+        storageDirectories: config.fileBase.storageTags,
+        ...(target.onProgress ? { onProgress: target.onProgress } : {}),
+      });
+    } finally {
+      await database.close();
+    }
+  });
+}
+
 /** `baud import enigma`: moves an ENiGMA½ board into a new (or its own earlier) baud board. */
 export function registerImportCommands(program: Command): void {
   const imports = program.command('import').description('move another BBS into baud');
@@ -94,7 +155,6 @@ export function registerImportCommands(program: Command): void {
   ).action(async (dir: string, options: CommonOptions & { dryRun?: boolean; link?: boolean }) => {
     const source = EnigmaSource.open(dir);
     try {
-      const sourceId = realpathSync(source.dir);
       const { sections, skipped } = boardSections(source.config);
       const configPath = resolveConfigPath({
         ...(options.config ? { configPath: options.config } : {}),
@@ -113,7 +173,7 @@ export function registerImportCommands(program: Command): void {
       const bars = new Map<ImportKind, ProgressBar>();
       const onProgress = options.json
         ? undefined
-        : ({ kind, done, total }: { kind: ImportKind; done: number; total: number }) => {
+        : ({ kind, done, total }: ImportProgress) => {
             let bar = bars.get(kind);
             if (!bar) {
               for (const other of bars.values()) other.finish();
@@ -131,38 +191,14 @@ export function registerImportCommands(program: Command): void {
           storageDirectories: config.fileBase.storageTags,
         });
       } else {
-        mkdirSync(config.paths.dataDir, { recursive: true });
-        const database = await openDatabase(config.database.url, { poolSize: 2 });
-        try {
-          await migrateToLatest(database);
-          const store = createEnigmaImportStore(database);
-          const importedFrom = await store.importedFrom();
-          if (importedFrom !== null && importedFrom !== sourceId) {
-            throw new ConfigError(
-              `this board was imported from ${importedFrom}, not ${sourceId}: import into a new board (--config <new path>)`,
-            );
-          }
-          if (importedFrom === null && (await store.hasContent())) {
-            throw new ConfigError(
-              `the board of ${configPath} already has users, messages or files: import into a new board (--config <new path>)`,
-            );
-          }
-          await store.markImportedFrom(sourceId);
-          const text = HjsonRoundTrip.stringify(merged, { bracesSameLine: true, separator: false });
-          if (text !== originalText) {
-            mkdirSync(path.dirname(configPath), { recursive: true });
-            writeFileSync(configPath, text);
-          }
-          for (const directory of Object.values(config.fileBase.storageTags)) mkdirSync(directory, { recursive: true });
-          summary = await importEnigmaBoard(source, database, {
-            dryRun: false,
-            link: Boolean(options.link),
-            storageDirectories: config.fileBase.storageTags,
-            ...(onProgress ? { onProgress } : {}),
-          });
-        } finally {
-          await database.close();
-        }
+        summary = await importIntoBoard(source, {
+          config,
+          configPath,
+          merged,
+          originalText,
+          link: Boolean(options.link),
+          ...(onProgress ? { onProgress } : {}),
+        });
       }
       for (const bar of bars.values()) bar.finish();
       const configSkips: Array<Skipped & { count: number }> = skipped.map((entry) => ({ ...entry, count: 1 }));
