@@ -3,7 +3,7 @@ import type { Database } from '../db/database.js';
 import type { Tables } from '../db/schema.js';
 import { indexFiles } from '../files/file-search-index.js';
 import { indexMessages } from '../messages/message-search-index.js';
-import type { ThreadPlace } from '../messages/message-thread.js';
+import { threadPlacesOf } from '../messages/message-store.js';
 import { usernameKey } from '../users/username.js';
 import type { ImportedFile, ImportedUser } from './enigma-mapping.js';
 
@@ -123,15 +123,7 @@ export function createEnigmaImportStore(database: Database) {
     },
 
     /** Thread places of messages stored earlier (the parents of a batch's replies). */
-    async threadPlacesOf(ids: readonly number[]): Promise<Map<number, ThreadPlace>> {
-      if (ids.length === 0) return new Map();
-      const rows = await db
-        .selectFrom('messages')
-        .select(['id', 'threadRootId', 'threadPath'])
-        .where('id', 'in', [...ids])
-        .execute();
-      return new Map(rows.map((row) => [row.id, { threadRootId: row.threadRootId, threadPath: row.threadPath }]));
-    },
+    threadPlacesOf: (ids: readonly number[]) => threadPlacesOf(db, ids),
 
     /** One batch of messages and their words in the search index, in one transaction. */
     async insertMessages(rows: readonly ImportedMessageRow[]): Promise<void> {

@@ -267,6 +267,17 @@ function prepareMessageQueries(db: Db) {
 type PreparedMessageQueries = ReturnType<typeof prepareMessageQueries>;
 
 /** `written` is called after every write, so remembered reads go stale (see createMessageStore). */
+/** Where the given messages sit in their threads, by id (the parents of replies about to be stored). */
+export async function threadPlacesOf(db: Executor, messageIds: readonly number[]): Promise<Map<number, ThreadPlace>> {
+  if (messageIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('messages')
+    .select(['id', 'threadRootId', 'threadPath'])
+    .where('id', 'in', [...messageIds])
+    .execute();
+  return new Map(rows.map((row) => [row.id, { threadRootId: row.threadRootId, threadPath: row.threadPath }]));
+}
+
 function messageQueries(db: Executor, dialect: Dialect, prepared: PreparedMessageQueries, written: () => void) {
   return {
     /** Live messages of an area after the page's key, oldest first: a range scan of `messages_area_live`. */
@@ -425,15 +436,7 @@ function messageQueries(db: Executor, dialect: Dialect, prepared: PreparedMessag
     },
 
     /** The thread places of the given messages (deleted ones included: their replies still hang there). */
-    async threadPlacesOf(messageIds: readonly number[]): Promise<Map<number, ThreadPlace>> {
-      if (messageIds.length === 0) return new Map();
-      const rows = await db
-        .selectFrom('messages')
-        .select(['id', 'threadRootId', 'threadPath'])
-        .where('id', 'in', [...messageIds])
-        .execute();
-      return new Map(rows.map((row) => [row.id, { threadRootId: row.threadRootId, threadPath: row.threadPath }]));
-    },
+    threadPlacesOf: (messageIds: readonly number[]) => threadPlacesOf(db, messageIds),
 
     /**
      * Adds `added` messages to an area's count and moves `lastMessageAt` forward to

@@ -42,11 +42,11 @@ function makeWritable(dir: string): void {
  *
  * Fast enough for a million messages (seconds, not minutes): each copy is one
  * `INSERT … SELECT` from a temp snapshot of the fixture's rows, so rows never cross into
- * JavaScript, and the FTS4 triggers are dropped first (baud's import never reads `message_fts`,
- * and keeping it would cost more than the rows themselves).
+ * JavaScript, and the triggers that feed ENiGMA½'s FTS4 table are dropped first (baud's import
+ * never reads `message_fts`, so the copies are not in it).
  *
  * @example
- *   await buildSyntheticEnigmaBoard('/tmp/big-board', 1_000_000);
+ *   buildSyntheticEnigmaBoard('/tmp/big-board', 1_000_000, { onProgress: (n) => console.error(n) });
  */
 export function buildSyntheticEnigmaBoard(
   targetDir: string,

@@ -82,6 +82,13 @@ describeInBrowser('the web reader in a browser', () => {
     const page = await open();
     await logInThroughForm(page, fixture.demo);
     await page.getByRole('link', { name: 'Members Lounge' }).waitFor();
+    // Unread counts per area, each a link to that area's unread messages.
+    const unread = page.getByRole('link', { name: /^\d+ unread in General$/ });
+    await expect(unread.getAttribute('href')).resolves.toBe('/areas/general?unread=1');
+    await page.getByRole('link', { name: 'Members Lounge' }).click();
+    await page.waitForURL('**/conferences/members');
+    await page.getByRole('heading', { level: 1, name: 'Members Lounge' }).waitFor();
+    await page.getByRole('link', { name: 'Retro Computing', exact: true }).waitFor();
     await page.reload();
     await page.getByRole('banner').getByRole('link', { name: fixture.demo.username, exact: true }).waitFor();
     const stored = await page.evaluate(
