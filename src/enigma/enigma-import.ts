@@ -4,6 +4,7 @@ import path from 'node:path';
 import { encodeEnigmaPasswordHash } from '../auth/enigma-password.js';
 import type { Database } from '../db/database.js';
 import { type ThreadPlace, threadPlaceOf } from '../messages/message-thread.js';
+import { usernameKey } from '../users/username.js';
 import { createEnigmaImportStore, type ImportedMessageRow } from './enigma-import-store.js';
 import {
   enigmaPasswordOf,
@@ -117,7 +118,18 @@ export async function importEnigmaBoard(
   // Users and their groups.
   const users = source.users();
   tally.counts.users.found = users.length;
-  const rows = users.map((user) => {
+  // baud tells names apart without letter case; ENiGMA½ may hold two that differ only in case.
+  const takenNames = new Set<string>();
+  const distinctUsers = users.filter((user) => {
+    const key = usernameKey(user.userName);
+    if (!takenNames.has(key)) {
+      takenNames.add(key);
+      return true;
+    }
+    tally.skip('users', 'the same name as an earlier user but for letter case (baud tells them apart without case)');
+    return false;
+  });
+  const rows = distinctUsers.map((user) => {
     const password = enigmaPasswordOf(user);
     let passwordHash = '!no-password';
     try {
@@ -223,6 +235,7 @@ async function importMessages(
 ): Promise<void> {
   const total = source.messageCount();
   tally.counts.messages.found = total;
+  const configuredAreas = source.messageAreaTags();
   let done = 0;
   for (const batch of source.messageBatches(options.batchSize ?? 5000)) {
     const first = batch[0]?.id ?? 0;
@@ -244,6 +257,9 @@ async function importMessages(
       const extras = messageExtras(message.meta, userIds);
       for (const name of extras.unmapped) tally.note('messages', `meta "${name}" has no place in baud: not kept`);
       if (message.areaTag === PRIVATE_MAIL_AREA) tally.note('messages', 'private mail: kept, never served');
+      else if (!configuredAreas.has(message.areaTag)) {
+        tally.note('messages', `area "${message.areaTag}" is not in ENiGMA½'s configuration: kept, not served`);
+      }
       const timestamp = utcTimestamp(message.timestamp);
       if (timestamp === null) {
         tally.skip('messages', 'unreadable timestamp');
@@ -298,10 +314,15 @@ async function importFiles(
 ): Promise<void> {
   const files = source.files();
   tally.counts.files.found = files.length;
+  const fileAreas = source.fileAreaTags();
   let done = 0;
   for (const file of files) {
     done += 1;
     if (done > 1) progress('files', done - 1, files.length);
+    if (!fileAreas.has(file.areaTag)) {
+      tally.skip('files', `file area "${file.areaTag}" is not in ENiGMA½'s configuration`);
+      continue;
+    }
     const record = importedFile(file, userIds, importedAt);
     const from = source.storageDirectory(file.storageTag);
     const to = options.storageDirectories[file.storageTag];

@@ -162,6 +162,18 @@ export class EnigmaSource {
     return path.resolve(base, dir);
   }
 
+  /** Every message area of the configuration's conferences. */
+  messageAreaTags(): Set<string> {
+    return new Set(
+      Object.values(this.config.messageConferences).flatMap((conference) => Object.keys(recordAt(conference, 'areas'))),
+    );
+  }
+
+  /** Every file area of the configuration. */
+  fileAreaTags(): Set<string> {
+    return new Set(Object.keys(recordAt(this.config.fileBase, 'areas')));
+  }
+
   users(): EnigmaUser[] {
     const db = this.databases.user;
     const properties = new Map<number, Map<string, string>>();
