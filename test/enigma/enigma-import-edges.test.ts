@@ -1,4 +1,4 @@
-import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -93,5 +93,29 @@ describe('baud import enigma, odd rows', () => {
       .where('id', '=', 9002)
       .executeTakeFirstOrThrow();
     expect(orphan).toEqual({ replyToMessageId: null, threadRootId: 9002 });
+  });
+
+  it('hard-links the files with --link: the stored file is the ENiGMA½ file itself', async () => {
+    const linked = await openDatabase('sqlite::memory:');
+    try {
+      await migrateToLatest(linked);
+      const storage = {
+        pub_files: path.join(dir, 'linked', 'pub'),
+        member_uploads: path.join(dir, 'linked', 'members'),
+      };
+      for (const directory of Object.values(storage)) mkdirSync(directory, { recursive: true });
+      const summary = await importEnigmaBoard(source, linked, {
+        dryRun: false,
+        link: true,
+        storageDirectories: storage,
+      });
+      expect(summary.counts.files.imported).toBe(30);
+      const original = statSync(path.join(source.dir, 'file_base', 'pub_files', 'starfall12.zip'));
+      const stored = statSync(path.join(storage.pub_files, '24'));
+      expect(stored.ino).toBe(original.ino);
+      expect(stored.nlink).toBeGreaterThanOrEqual(2);
+    } finally {
+      await linked.close();
+    }
   });
 });
