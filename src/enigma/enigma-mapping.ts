@@ -18,6 +18,13 @@ export interface Skipped {
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/** The value at `keys` inside nested objects, or undefined where the path ends. */
+function valueAt(source: unknown, ...keys: string[]): unknown {
+  let node = source;
+  for (const key of keys) node = isRecord(node) ? node[key] : undefined;
+  return node;
+}
+
 const text = (value: unknown, fallback = ''): string => (typeof value === 'string' ? value : fallback);
 
 /** ENiGMA½ orders by `sort`, then by tag; baud keeps the file's order. */
@@ -126,6 +133,17 @@ export function boardSections(config: EnigmaConfig): { sections: BaudBoardSectio
       const parsed = allowRule(rule);
       if (parsed && areaTag in fileAreas) filesAccess[areaTag] = parsed;
       else skipped.push({ kind: 'public allowlist', reason: `files.publicAccess.${areaTag}: no such file area` });
+    }
+  }
+
+  // Rules where ENiGMA½'s example configuration shows them, but its REST code never looked:
+  // they never applied there, so they do not apply here either — said, not silently dropped.
+  for (const kind of ['messages', 'files']) {
+    if (valueAt(config.raw, 'contentServers', 'web', 'handlers', 'restApi', kind, 'publicAccess') !== undefined) {
+      skipped.push({
+        kind: 'public allowlist',
+        reason: `contentServers.web.handlers.restApi.${kind}.publicAccess: ENiGMA½ never read it there (it reads contentServers.web.restApi.${kind}.publicAccess), so it was not in force and is not carried over`,
+      });
     }
   }
 

@@ -65,6 +65,7 @@ describe('ENiGMA½ to baud mapping', () => {
   it('reports a tag baud cannot use and an allowlist entry for nothing, instead of dropping them silently', () => {
     const { sections, skipped } = boardSections({
       ...source.config,
+      raw: { contentServers: { web: { handlers: { restApi: { files: { publicAccess: { pub_files: {} } } } } } } },
       messageConferences: {
         'bad tag': { name: 'Bad', areas: {} },
         ok: { name: 'OK', areas: { 'a/b': { name: 'x' } } },
@@ -82,6 +83,11 @@ describe('ENiGMA½ to baud mapping', () => {
       { kind: 'message area', reason: '"a/b": baud tags are 1–64 of A–Z a–z 0–9 _ . -' },
       { kind: 'file area', reason: '"lost": none of its storage tags is defined' },
       { kind: 'public allowlist', reason: 'messages.publicAccess.ghost: no such conference' },
+      {
+        kind: 'public allowlist',
+        reason:
+          'contentServers.web.handlers.restApi.files.publicAccess: ENiGMA½ never read it there (it reads contentServers.web.restApi.files.publicAccess), so it was not in force and is not carried over',
+      },
     ]);
   });
 
