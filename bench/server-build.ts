@@ -3,8 +3,11 @@ import { cpSync, existsSync, mkdirSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 
 const REPO = path.resolve(import.meta.dirname, '..');
-/** What a build needs besides node_modules: the `baud` command, the sources, their tsconfig, package.json (version), assets. */
-const BUILD_INPUTS = ['bin', 'src', 'assets', 'package.json', 'tsconfig.json', 'tsconfig.build.json'];
+/**
+ * What a build needs besides node_modules: the `baud` command, the sources, their tsconfig,
+ * package.json (version), assets, and the web reader's sources with the typed client it uses.
+ */
+const BUILD_INPUTS = ['bin', 'src', 'assets', 'web', 'clients', 'package.json', 'tsconfig.json', 'tsconfig.build.json'];
 
 /** `head`: the committed tree of HEAD (as resolved when the run started); `worktree`: src/ as it is on disk now, uncommitted edits included. */
 export type BuildSource = 'head' | 'worktree';
@@ -67,6 +70,8 @@ export function buildServer(dir: string, source: BuildSource, commit: string): S
   const mainJs = path.join(dir, 'dist/main.js');
   const typeErrors = tsc.stdout.split('\n').filter((line) => /error TS\d+/.test(line));
   if (!existsSync(mainJs)) throw new Error(`tsc emitted no ${mainJs}:\n${tsc.stdout}${tsc.stderr}`);
+  // As `npm install` does after compiling: the node serves the reader's built assets.
+  run(process.execPath, [mainJs, 'reader', 'build'], dir);
   const baudCommand = path.join(dir, 'bin/baud.js');
   return { dir, baudCommand, source, seconds, typeErrors };
 }

@@ -61,6 +61,8 @@ declare module 'fastify' {
      * request (`app.inject`) to `GET /events` answers only once its stream ends: this ends it.
      */
     endEventStreams(): void;
+    /** Whether `/` serves the web reader (on, and its assets could be loaded). */
+    readonly servesReader: boolean;
   }
 }
 
@@ -147,6 +149,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
   });
 
   app.decorate('endEventStreams', () => live?.streams.endOpen());
+  app.decorate('servesReader', false);
 
   const lifecycle: NodeLifecycle = { isDraining: false };
   app.decorate('startDraining', () => {
@@ -185,7 +188,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
         { prefix: mount.prefix },
       );
     }
-    if (web.reader.enabled) registerReaderRoutes(app, await readerAssets());
+    if (web.reader.enabled) await serveReader(app);
   }
   return app;
 }
@@ -193,6 +196,20 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
 /** Leaves a route out of the OpenAPI document (@fastify/swagger reads `hide` when it builds it). */
 function hideFromDocument(route: RouteOptions): void {
   route.schema = { ...route.schema, hide: true };
+}
+
+/**
+ * The web reader at `/`. It is the API's first client, not part of the API: a node whose reader
+ * cannot be built (an installation without its sources or build) says so in its log and serves
+ * the API all the same, rather than not starting at all.
+ */
+async function serveReader(app: FastifyInstance): Promise<void> {
+  try {
+    registerReaderRoutes(app, await readerAssets());
+    (app as { servesReader: boolean }).servesReader = true;
+  } catch (error) {
+    app.log.error({ err: error }, 'web reader unavailable: run `baud reader build`; the API is served without it');
+  }
 }
 
 /** Counts every answered request, by route pattern and status, once its answer is over. */

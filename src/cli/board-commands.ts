@@ -44,8 +44,7 @@ export function registerBoardCommands(program: Command): void {
     const config = loadCliConfig({ ...options, config: configPath });
     const running = await serveBoard(config);
     stopOnSignals(running, config.contentServers.web, (text) => process.stderr.write(`${text}\n`));
-    const web = config.contentServers.web;
-    const readerUrl = web.restApi.enabled && web.reader.enabled ? `${new URL(running.url).origin}/` : null;
+    const { readerUrl } = running;
     const lines = [
       `baud is serving "${config.general.boardName}"`,
       ...(readerUrl ? [`  Reader: ${readerUrl}`] : []),

@@ -9,6 +9,8 @@ export interface RunningBoard {
   readonly url: string;
   /** Where Prometheus scrapes this node (`metrics.enabled`), or null. */
   readonly metricsUrl: string | null;
+  /** The web reader's page, or null when this node serves none. */
+  readonly readerUrl: string | null;
   /** `sqlite` or `postgres` */
   readonly dialect: Dialect;
   /**
@@ -46,9 +48,11 @@ export async function serveBoard(config: Config): Promise<RunningBoard> {
   const host = config.contentServers.web.address.includes(':')
     ? `[${config.contentServers.web.address}]`
     : config.contentServers.web.address;
+  const origin = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
   return {
-    url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}${API_PREFIX}`,
+    url: `${origin}${API_PREFIX}`,
     metricsUrl: metricsListener?.url ?? null,
+    readerUrl: app.servesReader ? `${origin}/` : null,
     dialect: board.database.dialect,
     appliedMigrations: board.appliedMigrations,
     async stop() {

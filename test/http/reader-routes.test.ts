@@ -15,6 +15,7 @@ describe('the web reader at /', () => {
 
   it('answers every reader path with the page under a strict Content-Security-Policy', async () => {
     board = await createTestBoard('sqlite');
+    expect(board.app.servesReader).toBe(true);
     for (const pattern of READER_PATHS) {
       const url = pattern.replace(/:(\w+)/g, 'x1');
       const response = await board.app.inject({ url });
