@@ -9,7 +9,7 @@ export function registerReaderCommands(program: Command): void {
   const reader = program.command('reader').description('the web reader served at /');
   reader
     .command('build')
-    .description('build the web reader’s script, stylesheet and page into dist/reader')
+    .description('build the web reader’s script, stylesheet and page into dist/web-reader')
     .option('--json', 'print the result as JSON')
     .action(async (options: { json?: boolean }) => {
       const manifest = await buildReader();

@@ -5,12 +5,13 @@ import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, gzipSync, constants as zlibConstants } from 'node:zlib';
 import { build } from 'esbuild';
 
-/** The package's root: this file is `src/reader/…` (tsx) or `dist/reader/…` (built) below it. */
+/** The package's root: this file is `src/reader/…` (tsx) or `dist/reader/…` (compiled) below it. */
 const PACKAGE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 /** Where the reader's sources are, and where its built assets go. */
 export const READER_SOURCE_DIR = path.join(PACKAGE_ROOT, 'web');
-export const READER_OUTPUT_DIR = path.join(PACKAGE_ROOT, 'dist', 'reader');
+// Not dist/reader: tsc compiles src/reader there, and a build replaces its whole directory.
+export const READER_OUTPUT_DIR = path.join(PACKAGE_ROOT, 'dist', 'web-reader');
 export const MANIFEST_NAME = 'manifest.json';
 
 /** What a build wrote: the page's hashed script and stylesheet, and every asset's name. */
