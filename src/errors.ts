@@ -118,10 +118,13 @@ export class ServiceUnavailableError extends BaudError {
   }
 }
 
+/** Seconds as Retry-After and RateLimit-Reset count them: whole, rounded up, at least 1. */
+export const wholeSecondsIn = (seconds: number) => Math.max(1, Math.ceil(seconds));
+
 export class TooManyRequestsError extends BaudError {
   override readonly name = 'TooManyRequestsError';
   readonly status = 429;
   constructor(detail: string, retryAfterSeconds: number) {
-    super(detail, { 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) });
+    super(detail, { 'retry-after': String(wholeSecondsIn(retryAfterSeconds)) });
   }
 }

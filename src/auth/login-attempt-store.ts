@@ -34,8 +34,11 @@ export interface LoginAttemptStore {
   windowStartOf(trx: Executor, subject: string): Promise<string>;
   /** Forgets the subject's window. */
   deleteWindow(trx: Executor, subject: string): Promise<void>;
-  /** Gives back one slot of the subject's window if it is still the one that started at `windowStartedAt`. */
-  giveBackSlot(trx: Executor, subject: string, windowStartedAt: string): Promise<void>;
+  /**
+   * Gives back one slot of the subject's window if it is still the one that started at
+   * `windowStartedAt`, and returns the window as that left it (undefined when it is gone).
+   */
+  giveBackSlot(trx: Executor, subject: string, windowStartedAt: string): Promise<TakenSlot | undefined>;
   /** Deletes every window that started at or before `windowOverAt`. */
   deleteWindowsOver(windowOverAt: string): Promise<void>;
 }
@@ -93,15 +96,15 @@ export function createLoginAttemptStore(db: Db): LoginAttemptStore {
       await trx.deleteFrom('loginAttempts').where('subject', '=', subject).execute();
     },
 
-    async giveBackSlot(trx, subject, windowStartedAt) {
-      await trx
+    giveBackSlot: (trx, subject, windowStartedAt) =>
+      trx
         .updateTable('loginAttempts')
         .set((eb) => ({ attemptCount: eb('attemptCount', '-', 1) }))
         .where('subject', '=', subject)
         .where('windowStartedAt', '=', windowStartedAt)
         .where('attemptCount', '>', 0)
-        .execute();
-    },
+        .returning(['windowStartedAt', 'attemptCount'])
+        .executeTakeFirst(),
 
     async deleteWindowsOver(windowOverAt) {
       await db.deleteFrom('loginAttempts').where('windowStartedAt', '<=', windowOverAt).execute();

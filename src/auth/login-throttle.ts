@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/load-config.js';
 import type { Executor } from '../db/database.js';
-import { TooManyRequestsError } from '../errors.js';
+import { TooManyRequestsError, wholeSecondsIn } from '../errors.js';
 import type { LoginAttemptStore, TakenSlot } from './login-attempt-store.js';
 import { type RateLimitQuota, rateLimitHeaders } from './rate-limit-headers.js';
 
@@ -53,9 +53,6 @@ export interface LoginThrottle {
 const accountSubject = (attempt: LoginAttempt) => `user:${attempt.usernameKey}`;
 const addressSubject = (attempt: LoginAttempt) => `ip:${attempt.clientAddress}`;
 
-/** Whole seconds in `ms`, rounded up and at least 1, as Retry-After counts them. */
-const wholeSecondsIn = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
-
 /**
  * Failed-login throttling, kept in the database (`login_attempts`) so every node sharing it
  * sees the same counts. Each username and each client address has a window that opens at its
@@ -92,20 +89,18 @@ export function createLoginThrottle(deps: { store: LoginAttemptStore; clock: Clo
   const msUntilOver = (window: TakenSlot, now: Date) => Date.parse(window.windowStartedAt) + windowMs - now.getTime();
 
   /**
-   * What the caller has left while `windows` hold their counts: the fullest window limits,
-   * until it ends. Of two equally full, the one that ends later: the count holds until then.
+   * What the caller has left: the attempts of its own address's window. The account's window is
+   * never shown — its count holds other people's guesses at that name, and a login ends it, so
+   * showing it would let anyone watch an account's logins. It can still answer 429 first.
    */
-  function quotaOf(windows: readonly [TakenSlot, ...TakenSlot[]], now: Date): RateLimitQuota {
-    const limiting = windows.reduce((most, window) =>
-      window.attemptCount > most.attemptCount ||
-      (window.attemptCount === most.attemptCount && msUntilOver(window, now) > msUntilOver(most, now))
-        ? window
-        : most,
-    );
+  function quotaOf(addressWindow: TakenSlot | undefined, now: Date): RateLimitQuota {
+    if (addressWindow === undefined) {
+      return { limit: maxFailures, remaining: maxFailures, resetSeconds: windowSeconds, windowSeconds };
+    }
     return {
       limit: maxFailures,
-      remaining: Math.max(0, maxFailures - limiting.attemptCount),
-      resetSeconds: wholeSecondsIn(msUntilOver(limiting, now)),
+      remaining: Math.max(0, maxFailures - addressWindow.attemptCount),
+      resetSeconds: wholeSecondsIn(msUntilOver(addressWindow, now) / 1000),
       windowSeconds,
     };
   }
@@ -117,7 +112,7 @@ export function createLoginThrottle(deps: { store: LoginAttemptStore; clock: Clo
         const account = await takeSlot(trx, accountSubject(attempt), now);
         const address = await takeSlot(trx, addressSubject(attempt), now);
         if (account.taken === null || address.taken === null) {
-          const resetSeconds = wholeSecondsIn(Math.max(account.retryAfterMs, address.retryAfterMs));
+          const resetSeconds = wholeSecondsIn(Math.max(account.retryAfterMs, address.retryAfterMs) / 1000);
           throw new TooManyRequestsError('Too many failed logins; try again later.', resetSeconds).withHeaders(
             rateLimitHeaders({ limit: maxFailures, remaining: 0, resetSeconds, windowSeconds }),
           );
@@ -125,7 +120,7 @@ export function createLoginThrottle(deps: { store: LoginAttemptStore; clock: Clo
         return {
           attempt,
           addressWindow: address.taken,
-          quotaIfFailed: quotaOf([account.taken, address.taken], now),
+          quotaIfFailed: quotaOf(address.taken, now),
         };
       });
     },
@@ -133,9 +128,10 @@ export function createLoginThrottle(deps: { store: LoginAttemptStore; clock: Clo
     async recordSuccess(trx, reservation) {
       const { attempt, addressWindow } = reservation;
       await store.deleteWindow(trx, accountSubject(attempt));
-      await store.giveBackSlot(trx, addressSubject(attempt), addressWindow.windowStartedAt);
-      const slotGivenBack = { ...addressWindow, attemptCount: addressWindow.attemptCount - 1 };
-      return quotaOf([slotGivenBack], clock.now());
+      // The window as the give-back left it (parallel logins from one address count too); none
+      // when it ended meanwhile, and the next attempt opens a new one.
+      const left = await store.giveBackSlot(trx, addressSubject(attempt), addressWindow.windowStartedAt);
+      return quotaOf(left, clock.now());
     },
 
     async prune() {

@@ -161,12 +161,12 @@ const LOGIN_RATE_LIMIT_HEADERS = {
   },
   'RateLimit-Remaining': {
     description:
-      'Attempts left before 429: the fewer of what the username and the client address have left after this one ' +
-      '(a success forgives the username and gives the address its slot back; 0 on a 429).',
+      'Attempts the client address has left in its window after this one (a success gives its slot back; 0 on a 429). ' +
+      "The username's own limit is not shown (it would reveal others' attempts), so it may answer 429 first.",
     schema: { type: 'integer', examples: [9] },
   },
   'RateLimit-Reset': {
-    description: 'Seconds until the window that limits most ends (on a 429, the same as `Retry-After`).',
+    description: "Seconds until the client address's window ends (on a 429, the same as `Retry-After`).",
     schema: { type: 'integer', examples: [900] },
   },
   'RateLimit-Policy': {

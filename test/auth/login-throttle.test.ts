@@ -164,7 +164,7 @@ describeEachDialect('login throttle RateLimit headers', (dialect) => {
     '3;w=600',
   ];
 
-  it('tells on every 200, 401 and 429 what the fuller window leaves and when it ends, counting down with the clock', async () => {
+  it('tells on every 200, 401 and 429 what the address window leaves and when it ends, counting down with the clock', async () => {
     const address = '192.0.2.1';
     // Both windows open now and hold one attempt each.
     expect(await loginAnswer('alice', 'wrong password', address)).toEqual({
@@ -173,7 +173,7 @@ describeEachDialect('login throttle RateLimit headers', (dialect) => {
       retryAfter: undefined,
     });
     clock.advance(100_000);
-    // bob's window holds one attempt, the address's two: the address limits, and ends first.
+    // The address's window holds two attempts now.
     expect(await loginAnswer('bob', 'wrong password', address)).toEqual({
       status: 401,
       rateLimit: rateLimit(1, 500),
@@ -211,8 +211,13 @@ describeEachDialect('login throttle RateLimit headers', (dialect) => {
     });
   });
 
-  it("tells the account's window when the username has failed more than the address", async () => {
+  it("tells only the caller's own address window, never how often others failed at the username", async () => {
     expect((await loginAnswer('carol', 'wrong password', '198.51.100.1')).rateLimit).toEqual(rateLimit(2, 600));
+    clock.advance(10_000);
+    // carol's window now holds two failures; a prober elsewhere still sees only its own attempt.
+    expect((await loginAnswer('carol', 'wrong password', '198.51.100.2')).rateLimit).toEqual(rateLimit(2, 600));
+    // carol logs in (her window is forgiven): nothing in the prober's next answer shows it.
+    expect((await loginAnswer('carol', PASSWORD, '198.51.100.1')).status).toBe(200);
     clock.advance(10_000);
     expect((await loginAnswer('carol', 'wrong password', '198.51.100.2')).rateLimit).toEqual(rateLimit(1, 590));
   });
