@@ -29,15 +29,16 @@ export function looksLikeApiKey(value: string): boolean {
   return value.startsWith(API_KEY_PREFIX);
 }
 
-// Keys imported from ENiGMA½ keep the form ENiGMA½ gave them, which baud does not know; a value
-// longer than this, or with spaces or control characters, is no key of any board.
-const IMPORTED_KEY_PATTERN = /^[\x21-\x7e]{1,256}$/;
+/**
+ * A key ENiGMA½ issued (`crypto.randomBytes(32).toString('hex')` in its core/rest/auth.js),
+ * imported by its SHA-256 hash, which baud stores the same way.
+ */
+const ENIGMA_KEY_PATTERN = /^[0-9a-f]{64}$/;
 
 /**
- * Whether `value` can be a key at all (anything else is not looked up): a `baud_` value must have
- * the exact shape of a generated key; any other is taken for an imported ENiGMA½ key, stored like
- * baud's by the SHA-256 of the raw string, and needs only to be printable ASCII of sane length.
+ * Whether `value` can be a key at all (anything else is not looked up): the exact shape of a
+ * key baud generates, or of one ENiGMA½ generated.
  */
 export function isWellFormedApiKey(value: string): boolean {
-  return value.startsWith(API_KEY_PREFIX) ? API_KEY_PATTERN.test(value) : IMPORTED_KEY_PATTERN.test(value);
+  return value.startsWith(API_KEY_PREFIX) ? API_KEY_PATTERN.test(value) : ENIGMA_KEY_PATTERN.test(value);
 }

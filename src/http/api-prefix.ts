@@ -16,34 +16,33 @@ export const ENIGMA_API_PREFIX = '/_enig/api/v1';
  */
 export interface ApiMount {
   readonly prefix: string;
-  /** The API key headers accepted, in the order they are read (HTTP spelling; match case-insensitively). */
+  /** The API key headers accepted, in the order they are read (HTTP spelling). */
   readonly apiKeyHeaders: readonly string[];
+  /** The same, as Node spells request headers (lower case). */
+  readonly apiKeyHeaderNames: readonly string[];
   /** `Authorization` and the API key headers: what an answer's `Vary` names. */
   readonly credentialHeaders: string;
+  /** Where the login routes are: their answers carry tokens. */
+  readonly authPathPrefix: string;
   readonly refreshCookie: string;
-  /**
-   * Whether an `Authorization: Bearer` value that is not shaped like an access token is an API
-   * key. baud's keys say so by their `baud_` prefix; ENiGMA½'s, imported as they were, have none.
-   */
-  readonly takesBearerKeysOfAnyForm: boolean;
 }
 
-function apiMount(prefix: string, apiKeyHeaders: readonly string[], refreshCookie: string, anyForm: boolean): ApiMount {
+function apiMount(prefix: string, apiKeyHeaders: readonly string[], refreshCookie: string): ApiMount {
   return Object.freeze({
     prefix,
     apiKeyHeaders: Object.freeze([...apiKeyHeaders]),
+    apiKeyHeaderNames: Object.freeze(apiKeyHeaders.map((name) => name.toLowerCase())),
     credentialHeaders: ['Authorization', ...apiKeyHeaders].join(', '),
+    authPathPrefix: `${prefix}/auth/`,
     refreshCookie,
-    takesBearerKeysOfAnyForm: anyForm,
   });
 }
 
-export const BAUD_API: ApiMount = apiMount(API_PREFIX, ['X-Baud-API-Key'], 'baud_refresh', false);
+export const BAUD_API: ApiMount = apiMount(API_PREFIX, ['X-Baud-API-Key'], 'baud_refresh');
 export const ENIGMA_API: ApiMount = apiMount(
   ENIGMA_API_PREFIX,
   ['X-Enigma-API-Key', 'X-Baud-API-Key'],
   'enigma_refresh',
-  true,
 );
 
 declare module 'fastify' {

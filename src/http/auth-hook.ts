@@ -4,7 +4,7 @@ import type { Credential } from '../auth/caller-service.js';
 import type { Board } from '../board.js';
 import { anonymousCaller, type Caller, type Scope } from '../caller.js';
 import { ForbiddenError, UnauthorizedError } from '../errors.js';
-import { type ApiMount, apiMountOf } from './api-prefix.js';
+import { apiMountOf } from './api-prefix.js';
 import type { RouteAccess } from './route-access.js';
 import { syncHook } from './sync-hook.js';
 
@@ -21,14 +21,6 @@ function requiredScope(method: string): Scope {
   return method === 'GET' || method === 'HEAD' ? 'read' : 'write';
 }
 
-// What every access token baud issues looks like (a JWS in compact form): header.payload.signature.
-const ACCESS_TOKEN_SHAPE = /^[\w-]+\.[\w-]+\.[\w-]+$/;
-
-/** Whether a Bearer value is an API key rather than an access token, under the request's mount. */
-function isBearerApiKey(value: string, mount: ApiMount): boolean {
-  return looksLikeApiKey(value) || (mount.takesBearerKeysOfAnyForm && !ACCESS_TOKEN_SHAPE.test(value));
-}
-
 /**
  * The raw credential of a request: an API key, an access token, or none. A value in an API key
  * header is a key whatever its form (ENiGMA½'s keys have no `baud_` prefix).
@@ -36,15 +28,15 @@ function isBearerApiKey(value: string, mount: ApiMount): boolean {
 function credentialOf(request: FastifyRequest): Credential | null {
   const { headers } = request;
   const apiMount = apiMountOf(request);
-  for (const header of apiMount.apiKeyHeaders) {
-    const headerKey = headers[header.toLowerCase()];
+  for (const header of apiMount.apiKeyHeaderNames) {
+    const headerKey = headers[header];
     if (typeof headerKey === 'string' && headerKey !== '') return { apiKey: headerKey };
   }
   const authorization = headers.authorization;
   if (authorization === undefined || authorization === '') return null;
   const match = /^Bearer +(\S+)\s*$/i.exec(authorization);
   if (!match?.[1]) throw new UnauthorizedError('Only Bearer credentials are accepted.', 'invalid_token');
-  return isBearerApiKey(match[1], apiMount) ? { apiKey: match[1] } : { accessToken: match[1] };
+  return looksLikeApiKey(match[1]) ? { apiKey: match[1] } : { accessToken: match[1] };
 }
 
 function assertRouteAccess(board: Board, access: RouteAccess, caller: Caller): void {
@@ -64,7 +56,7 @@ function assertCallerMay(board: Board, request: FastifyRequest, access: RouteAcc
 /**
  * The one place credentials are handled: resolves `request.caller` from `X-Baud-API-Key` (also
  * `X-Enigma-API-Key` under ENiGMA½'s prefix) or `Authorization: Bearer` (a `baud_` prefix marks an
- * API key, anything else is a JWT; under ENiGMA½'s prefix, anything not shaped like one), refuses
+ * API key, anything else is a JWT, as ENiGMA½ too reads a Bearer value), refuses
  * bad credentials with 401, key scopes that do not cover the method with 403, and routes whose
  * access rule the caller does not meet with 401.
  */

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ServiceUnavailableError } from '../errors.js';
-import { type ApiMount, apiMountOf, BAUD_API } from './api-prefix.js';
+import { type ApiMount, apiMountOf, BAUD_API, ENIGMA_API } from './api-prefix.js';
 import { syncHook } from './sync-hook.js';
 
 interface MountHeaders {
@@ -18,16 +18,10 @@ function mountHeaders(mount: ApiMount): MountHeaders {
   return { baseline, credential: Object.freeze({ ...baseline, 'cache-control': 'no-store' }) };
 }
 
-const headersByMount = new WeakMap<ApiMount, MountHeaders>();
-
-function headersOf(mount: ApiMount): MountHeaders {
-  let headers = headersByMount.get(mount);
-  if (headers === undefined) {
-    headers = mountHeaders(mount);
-    headersByMount.set(mount, headers);
-  }
-  return headers;
-}
+const HEADERS_BY_MOUNT: ReadonlyMap<ApiMount, MountHeaders> = new Map(
+  [BAUD_API, ENIGMA_API].map((mount) => [mount, mountHeaders(mount)] as const),
+);
+const headersOf = (mount: ApiMount) => HEADERS_BY_MOUNT.get(mount) ?? mountHeaders(mount);
 
 /** Headers every response carries, whichever layer writes it (baud's names: no request to ask). */
 export const BASELINE_HEADERS: Readonly<Record<string, string>> = headersOf(BAUD_API).baseline;
@@ -40,16 +34,13 @@ const CLOSING_RETRY_AFTER_SECONDS = 5;
  * authenticated, or the request carried a credential (even one refused, even on an unknown
  * path), or it went to the login routes, whose answers carry tokens.
  */
-export function concernsCredentials(request: FastifyRequest): boolean {
+export function concernsCredentials(request: FastifyRequest, mount = apiMountOf(request)): boolean {
   // `caller` exists once the auth hook ran; unrouted answers (404, docs) have none.
   if ((request as { caller?: { kind: string } }).caller?.kind === 'user') return true;
   const { headers } = request;
-  const apiMount = apiMountOf(request);
-  return (
-    headers.authorization !== undefined ||
-    apiMount.apiKeyHeaders.some((name) => headers[name.toLowerCase()] !== undefined) ||
-    request.url.startsWith(`${apiMount.prefix}/auth/`)
-  );
+  if (headers.authorization !== undefined || request.url.startsWith(mount.authPathPrefix)) return true;
+  for (const name of mount.apiKeyHeaderNames) if (headers[name] !== undefined) return true;
+  return false;
 }
 
 /**
@@ -58,9 +49,9 @@ export function concernsCredentials(request: FastifyRequest): boolean {
  * `Cache-Control: no-store` on every answer that concerns credentials, so no shared cache keeps
  * what only their holder may see.
  */
-export function answerHeaders(request: FastifyRequest): Readonly<Record<string, string>> {
-  const headers = headersOf(apiMountOf(request));
-  return concernsCredentials(request) ? headers.credential : headers.baseline;
+export function answerHeaders(request: FastifyRequest, mount = apiMountOf(request)): Readonly<Record<string, string>> {
+  const headers = headersOf(mount);
+  return concernsCredentials(request, mount) ? headers.credential : headers.baseline;
 }
 
 /**
@@ -70,8 +61,9 @@ export function answerHeaders(request: FastifyRequest): Readonly<Record<string, 
 export function installResponseHeaders(app: FastifyInstance): void {
   app.addHook('onSend', (request, reply, payload, done) => {
     const earlierVary = reply.getHeader('vary');
-    const { credentialHeaders } = apiMountOf(request);
-    reply.header('x-request-id', request.id).headers(answerHeaders(request));
+    const mount = apiMountOf(request);
+    const { credentialHeaders } = mount;
+    reply.header('x-request-id', request.id).headers(answerHeaders(request, mount));
     // An error raised in a later onSend hook runs these hooks again: append only once.
     if (typeof earlierVary === 'string' && !earlierVary.endsWith(credentialHeaders)) {
       reply.header('vary', `${earlierVary}, ${credentialHeaders}`);

@@ -23,7 +23,7 @@ const PASSWORDS: Readonly<Record<string, string>> = {
 };
 const ACTIVE_USERS = ['sysop', 'alice', 'bob', 'carol', 'erin'];
 /** An API key of alice's whose raw value the test knows (ENiGMA½ stores only its SHA-256). */
-const KNOWN_RAW_KEY = 'enigma-known-raw-key-0123456789abcdef';
+const KNOWN_RAW_KEY = '5f4dcc3b5aa765d61d8327deb882cf995f4dcc3b5aa765d61d8327deb882cf99';
 
 interface FixtureMessage {
   message_id: number;
@@ -285,7 +285,9 @@ describeEachDialect('baud import enigma', (dialect) => {
     const me = await fetch(`${baseUrl}/_enig/api/v1/users/me`, { headers: { 'x-enigma-api-key': KNOWN_RAW_KEY } });
     expect(me.status).toBe(200);
     expect(((await me.json()) as { username: string }).username).toBe('alice');
-    const revoked = await fetch(`${baseUrl}/_enig/api/v1/users/me`, { headers: { 'x-enigma-api-key': 'not-a-key' } });
+    const revoked = await fetch(`${baseUrl}/_enig/api/v1/users/me`, {
+      headers: { 'x-enigma-api-key': 'f'.repeat(64) },
+    });
     expect(revoked.status).toBe(401);
   });
 

@@ -10,9 +10,9 @@ const PASSWORD = 'correct horse battery';
 const ORIGIN = 'https://bot.example';
 const PROBLEM_TYPE = 'application/problem+json; charset=utf-8';
 
-/** Raw keys as ENiGMA½ issued them: no `baud_` prefix, stored by the SHA-256 of the raw string. */
+/** Raw keys as ENiGMA½ issues them (64 hex digits, no `baud_` prefix), stored by the SHA-256 of the raw string. */
 const ENIGMA_KEYS = {
-  readWrite: 'a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f9',
+  readWrite: 'a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90',
   read: 'f0e1d2c3b4a5968778695a4b3c2d1e0ff0e1d2c3b4a5968778695a4b3c2d1e0f',
   revoked: '0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef',
 };
@@ -220,10 +220,9 @@ describeEachDialect('ENiGMA½ compatibility mode on', (dialect) => {
     expect(setCookieHeaders(login)).toEqual([expect.stringMatching(/^baud_refresh=.*; Path=\/_baud\/api\/v1\/auth;/)]);
   });
 
-  it('takes a key ENiGMA½ issued in X-Enigma-API-Key or as a Bearer value under its prefix', async () => {
+  it('takes a key ENiGMA½ issued in X-Enigma-API-Key (or X-Baud-API-Key) under its prefix', async () => {
     for (const headers of [
       { 'x-enigma-api-key': ENIGMA_KEYS.readWrite },
-      { authorization: `Bearer ${ENIGMA_KEYS.readWrite}` },
       { 'x-baud-api-key': ENIGMA_KEYS.readWrite },
     ]) {
       const response = await board.app.inject({ method: 'GET', url: `${ENIG}/users/me`, headers });
@@ -253,10 +252,7 @@ describeEachDialect('ENiGMA½ compatibility mode on', (dialect) => {
   });
 
   it('refuses a revoked ENiGMA½ key with 401', async () => {
-    for (const headers of [
-      { 'x-enigma-api-key': ENIGMA_KEYS.revoked },
-      { authorization: `Bearer ${ENIGMA_KEYS.revoked}` },
-    ]) {
+    for (const headers of [{ 'x-enigma-api-key': ENIGMA_KEYS.revoked }]) {
       const response = await board.app.inject({ method: 'GET', url: `${ENIG}/users/me`, headers });
       expect(response.statusCode).toBe(401);
       expect(response.headers['www-authenticate']).toBe('Bearer realm="baud", error="invalid_token"');
@@ -264,6 +260,19 @@ describeEachDialect('ENiGMA½ compatibility mode on', (dialect) => {
         type: `${ENIG}/errors/401`,
         detail: 'The API key is unknown or revoked.',
       });
+    }
+  });
+
+  it('refuses a key sent as Bearer (ENiGMA½ reads Bearer values as access tokens too), and keys of no issuer’s shape', async () => {
+    for (const headers of [
+      { authorization: `Bearer ${ENIGMA_KEYS.readWrite}` },
+      { 'x-enigma-api-key': ENIGMA_KEYS.readWrite.toUpperCase() },
+      { 'x-enigma-api-key': `${ENIGMA_KEYS.readWrite}0` },
+      { 'x-enigma-api-key': 'x'.repeat(8000) },
+    ]) {
+      const response = await board.app.inject({ method: 'GET', url: `${ENIG}/users/me`, headers });
+      expect(response.statusCode).toBe(401);
+      expect(response.json().type).toBe(`${ENIG}/errors/401`);
     }
   });
 
