@@ -71,6 +71,21 @@ describeEachDialect('the typed client', (dialect) => {
     await expect(client.refresh()).rejects.toMatchObject({ status: 401 });
   });
 
+  it('refreshes once for callers that ask at the same time, so the rotated cookie is not reused', async () => {
+    let refreshes = 0;
+    const counting = createBaudClient({
+      baseUrl,
+      fetch: (input, init) => {
+        if (String(input instanceof Request ? input.url : input).endsWith('/auth/refresh')) refreshes++;
+        return fetch(input, init);
+      },
+    });
+    await counting.login('alice', PASSWORD);
+    await Promise.all([counting.refresh(), counting.refresh()]);
+    expect(refreshes).toBe(1);
+    expect((await counting.api.GET('/_baud/api/v1/users/me')).data?.username).toBe('alice');
+  });
+
   it('uploads a file and authenticates with an API key', async () => {
     const key = await board.board.apiKeys.generate('alice', 'client test', 'read,write');
     const keyed = createBaudClient({ baseUrl, apiKey: key.key });

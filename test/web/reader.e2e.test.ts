@@ -239,12 +239,17 @@ describeInBrowser('the web reader in a browser', () => {
     await logInThroughForm(page, fixture.demo);
     await page.goto('/areas/general');
     await page.getByRole('link', { name: 'New message' }).click();
+    await page.getByLabel('To').fill(fixture.sysop.username);
     await page.getByLabel('Subject').fill('   ');
     await page.getByLabel('Message').fill('A body.');
     await page.getByRole('button', { name: 'Post' }).click();
     const subjectError = page.locator('#compose-subject-error');
     await subjectError.waitFor();
     await expect(page.getByLabel('Subject').getAttribute('aria-invalid')).resolves.toBe('true');
+    await expect(page.getByLabel('Subject').getAttribute('aria-describedby')).resolves.toBe('compose-subject-error');
+    // The refusal re-renders the form: what the user typed stays.
+    await expect(page.getByLabel('To').inputValue()).resolves.toBe(fixture.sysop.username);
+    await expect(page.getByLabel('Message').inputValue()).resolves.toBe('A body.');
 
     await page.getByLabel('Subject').fill('Modems of the nineties');
     await page.getByLabel('Message').fill('My first modem was a 2400 baud one.');
@@ -400,5 +405,41 @@ describeInBrowser('the web reader in a browser', () => {
       }
       await page.getByRole('button', { name: theme }).click();
     }
+  });
+
+  it('pages search results older and newer, each page showing its own results and the way back', async () => {
+    const client = await nodeClient();
+    for (let n = 1; n <= 60; n++) {
+      await client.api.POST(`${API}/messages/areas/{areaTag}/messages`, {
+        params: { path: { areaTag: 'general' } },
+        body: { subject: `Paging ${String(n).padStart(2, '0')}`, message: 'A pagingtest message.' },
+      });
+    }
+    const subjectsOf = (from: number, to: number) =>
+      Array.from({ length: from - to + 1 }, (_, i) => `Paging ${String(from - i).padStart(2, '0')}`);
+    const page = await open();
+    const results = page.locator('ol.results > li > a');
+    const pager = page.getByRole('navigation', { name: 'Result pages' });
+    const shows = async (subjects: string[]) => {
+      await page.waitForFunction(
+        (first) => document.querySelector('ol.results > li > a')?.textContent === first,
+        subjects[0],
+      );
+      await expect(results.allTextContents()).resolves.toEqual(subjects);
+    };
+
+    await page.goto('/search?q=pagingtest');
+    await shows(subjectsOf(60, 36));
+    expect(await pager.getByRole('link', { name: /Newer/ }).count()).toBe(0);
+    await pager.getByRole('link', { name: /Older/ }).click();
+    await shows(subjectsOf(35, 11));
+    await pager.getByRole('link', { name: /Older/ }).click();
+    await shows(subjectsOf(10, 1));
+    expect(await pager.getByRole('link', { name: /Older/ }).count()).toBe(0);
+    await pager.getByRole('link', { name: /Newer/ }).click();
+    await shows(subjectsOf(35, 11));
+    await pager.getByRole('link', { name: /Newer/ }).click();
+    await shows(subjectsOf(60, 36));
+    expect(await pager.getByRole('link', { name: /Newer/ }).count()).toBe(0);
   });
 });

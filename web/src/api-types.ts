@@ -1,4 +1,7 @@
+import type { API_PREFIX } from '../../clients/typescript/src/index.js';
 import type { components, paths } from '../../clients/typescript/src/schema.js';
+
+export type { FileRecord } from '../../clients/typescript/src/index.js';
 
 /** The answer of a GET, as the OpenAPI document describes it. */
 type Answer<P extends keyof paths> = paths[P] extends {
@@ -7,19 +10,16 @@ type Answer<P extends keyof paths> = paths[P] extends {
   ? Body
   : never;
 
-const P = '/_baud/api/v1' as const;
-type Prefixed<S extends string> = `${typeof P}${S}`;
+type Prefixed<S extends string> = `${typeof API_PREFIX}${S}`;
 
-export type Schemas = components['schemas'];
+type Schemas = components['schemas'];
 export type BoardInfo = Answer<Prefixed<'/system/info'>>;
 export type OwnProfile = Answer<Prefixed<'/users/me'>>;
 export type PublicProfile = Answer<Prefixed<'/users/{username}'>>;
-export type ConferenceDetail = Answer<Prefixed<'/messages/conferences/{confTag}'>>;
 export type MessageDetail = Answer<Prefixed<'/messages/{uuid}'>>;
 export type MessageArea = Schemas['MessageArea'];
 export type MessageSummary = Schemas['MessageSummary'];
 export type ThreadMessage = Schemas['ThreadMessage'];
 export type FoundMessage = Schemas['FoundMessage'];
 export type FileArea = Schemas['FileArea'];
-export type FileRecord = Schemas['FileRecord'];
 export type LastCaller = Schemas['LastCallerEntry'];

@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
+import { API_PREFIX } from '../../clients/typescript/src/index.js';
 import type { BoardInfo, OwnProfile } from './api-types.js';
 import { BoardContext } from './board-context.js';
 import { navigate, type Route, useRoute } from './router.js';
@@ -139,7 +140,7 @@ export function App() {
   const [info, setInfo] = useState<BoardInfo | null>(null);
   useEffect(() => onSessionChange((session) => setUser(session.user)), []);
   useEffect(() => {
-    void client.api.GET('/_baud/api/v1/system/info').then(
+    void client.api.GET(`${API_PREFIX}/system/info`).then(
       ({ data }) => setInfo(data ?? null),
       () => {},
     );
@@ -149,10 +150,12 @@ export function App() {
     <BoardContext.Provider value={{ info, user }}>
       <Header info={info} user={user} />
       <main id="main" tabIndex={-1}>
-        <View route={route} />
+        {/* One view per address: moving to another page (the next message, the next list page)
+            starts a fresh view, so nothing of the last page's data or state shows on the new one. */}
+        <View key={route.address} route={route} />
       </main>
       <footer class="muted">
-        {info ? `${info.boardName} · baud ${info.version}` : 'baud'} · <a href="/_baud/api/v1/docs/">API</a>
+        {info ? `${info.boardName} · baud ${info.version}` : 'baud'} · <a href={`${API_PREFIX}/docs/`}>API</a>
       </footer>
     </BoardContext.Provider>
   );

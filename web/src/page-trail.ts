@@ -11,7 +11,11 @@ export function rememberStep(list: string, from: string | null, to: string): voi
   }
 }
 
-/** The cursor of the page before `cursor` ('' for the first page), or null when unknown. */
+/**
+ * The cursor of the page before `cursor`: '' for the first page, and also when the way back is
+ * unknown (a bookmark, blocked storage) — the first page is then the best guess. Null only on
+ * the first page itself (`cursor` null), which has nothing before it.
+ */
 export function stepBack(list: string, cursor: string | null): string | null {
   if (cursor === null) return null;
   try {

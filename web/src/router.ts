@@ -5,6 +5,8 @@ export interface Route {
   readonly name: RouteName;
   readonly params: Readonly<Record<string, string>>;
   readonly query: URLSearchParams;
+  /** The address itself (path and query): one page of the reader. */
+  readonly address: string;
 }
 
 /**
@@ -40,16 +42,22 @@ const COMPILED = Object.entries(PATTERNS).map(([name, pattern]) => {
   return { name: name as RouteName, regex: new RegExp(`^${source}/?$`), keys };
 });
 
-export function matchRoute(pathname: string, search: string): Route {
+/** The route of an address; notFound for an unknown path or one whose parameters do not decode (a stray `%`). */
+function matchRoute(pathname: string, search: string): Route {
   const query = new URLSearchParams(search);
+  const address = pathname + search;
   for (const { name, regex, keys } of COMPILED) {
     const match = regex.exec(pathname === '' ? '/' : pathname);
     if (match) {
-      const params = Object.fromEntries(keys.map((key, i) => [key, decodeURIComponent(match[i + 1] ?? '')]));
-      return { name, params, query };
+      try {
+        const params = Object.fromEntries(keys.map((key, i) => [key, decodeURIComponent(match[i + 1] ?? '')]));
+        return { name, params, query, address };
+      } catch {
+        break;
+      }
     }
   }
-  return { name: 'notFound', params: {}, query };
+  return { name: 'notFound', params: {}, query, address };
 }
 
 /** A path with its parameters filled in (`href('area', { areaTag: 'general' }, { cursor })`). */

@@ -1,4 +1,4 @@
-import { type BaudClient, BaudProblem, createBaudClient } from '../../clients/typescript/src/index.js';
+import { API_PREFIX, type BaudClient, BaudProblem, createBaudClient } from '../../clients/typescript/src/index.js';
 import type { OwnProfile } from './api-types.js';
 
 /** Who is reading: nobody (anonymous), or a logged-in user's own profile. */
@@ -36,7 +36,7 @@ export function onSessionChange(listener: Listener): () => void {
 }
 
 async function loadOwnProfile(): Promise<void> {
-  const { data } = await client.api.GET('/_baud/api/v1/users/me');
+  const { data } = await client.api.GET(`${API_PREFIX}/users/me`);
   setUser(data ?? null);
 }
 
@@ -55,12 +55,9 @@ export async function logIn(username: string, password: string): Promise<void> {
   await loadOwnProfile();
 }
 
+/** Logs out; the client ends the session even when the board cannot be reached (onSessionEnd sets the user). */
 export async function logOut(): Promise<void> {
-  try {
-    await client.logout();
-  } finally {
-    setUser(null);
-  }
+  await client.logout();
 }
 
 export async function reloadOwnProfile(): Promise<void> {

@@ -10,9 +10,24 @@ export interface Loaded<T> {
   readonly reload: () => void;
 }
 
-/** Runs `load` whenever `deps` change (and on `reload`); a stale answer never overwrites a newer one. */
+/** The same inputs, value for value. */
+function isSameInputs(a: readonly unknown[], b: readonly unknown[]): boolean {
+  return a.length === b.length && a.every((value, i) => Object.is(value, b[i]));
+}
+
+/**
+ * Runs `load` whenever `deps` change (and on `reload`); a stale answer never overwrites a newer
+ * one. New inputs start from nothing (no data, no error), so a page never shows the answer to
+ * other inputs; a `reload` keeps the current data until the new answer comes.
+ */
 export function useLoad<T>(load: () => Promise<T>, deps: readonly unknown[]): Loaded<T> {
-  const [state, setState] = useState<{ data: T | null; error: unknown; loading: boolean }>({
+  const [state, setState] = useState<{
+    deps: readonly unknown[] | null;
+    data: T | null;
+    error: unknown;
+    loading: boolean;
+  }>({
+    deps: null,
     data: null,
     error: null,
     loading: true,
@@ -22,19 +37,21 @@ export function useLoad<T>(load: () => Promise<T>, deps: readonly unknown[]): Lo
     let isCurrent = true;
     setState((previous) => ({ ...previous, loading: true }));
     load().then(
-      (data) => isCurrent && setState({ data, error: null, loading: false }),
-      (error: unknown) => isCurrent && setState({ data: null, error, loading: false }),
+      (data) => isCurrent && setState({ deps, data, error: null, loading: false }),
+      (error: unknown) => isCurrent && setState({ deps, data: null, error, loading: false }),
     );
     return () => {
       isCurrent = false;
     };
   }, [...deps, generation]);
   const reload = useCallback(() => setGeneration((value) => value + 1), []);
-  return { ...state, reload };
+  // Checked while rendering, not in the effect: the first render with new inputs already shows nothing.
+  if (state.deps === null || !isSameInputs(state.deps, deps)) return { data: null, error: null, loading: true, reload };
+  return { data: state.data, error: state.error, loading: state.loading, reload };
 }
 
 /** A problem said in plain words, with what to do next where there is something to do. */
-export function explain(error: unknown): string {
+function explain(error: unknown): string {
   if (!(error instanceof BaudProblem)) {
     return error instanceof Error ? `The board could not be reached (${error.message}).` : 'Something went wrong.';
   }
@@ -84,7 +101,17 @@ export function formProblem(error: unknown, fields: Readonly<Record<string, stri
   return Object.keys(fields).length > 0 ? null : error;
 }
 
-/** A labelled form control with its validation message beside it. */
+/** What a Field's control carries: its id, and the ids of the hint and message that describe it. */
+export interface FieldControl {
+  readonly id: string;
+  readonly 'aria-invalid': true | undefined;
+  readonly 'aria-describedby': string | undefined;
+}
+
+/**
+ * A labelled form control with its hint and validation message beside it. `children` draws the
+ * control from the attributes it must carry, so every control is described the same way.
+ */
 export function Field({
   id,
   label,
@@ -95,13 +122,14 @@ export function Field({
   id: string;
   label: string;
   error?: string | undefined;
-  hint?: string;
-  children: ComponentChildren;
+  hint?: string | undefined;
+  children: (control: FieldControl) => ComponentChildren;
 }) {
+  const describedBy = [hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ');
   return (
     <div class={error ? 'field invalid' : 'field'}>
       <label for={id}>{label}</label>
-      {children}
+      {children({ id, 'aria-invalid': error ? true : undefined, 'aria-describedby': describedBy || undefined })}
       {hint && (
         <small id={`${id}-hint`} class="muted">
           {hint}

@@ -77,13 +77,6 @@ type ItemOf<P extends ListPath> = paths[P] extends {
 /** `GET` parameters of a list path, as openapi-fetch takes them. */
 type ListParams<P extends ListPath> = paths[P] extends { get: { parameters: infer Params } } ? Params : never;
 
-/** The `exp` of a JWT, in milliseconds (the client only schedules its refresh by it; the server verifies). */
-function expiryOf(token: string): number {
-  const payload = token.split('.')[1] ?? '';
-  const claims = JSON.parse(atob(payload.replaceAll('-', '+').replaceAll('_', '/'))) as { exp?: number };
-  return (claims.exp ?? 0) * 1000;
-}
-
 async function problemOf(response: Response): Promise<BaudProblem> {
   const retryAfter = Number(response.headers.get('retry-after'));
   const body = (await response
@@ -141,25 +134,30 @@ export function createBaudClient(options: BaudClientOptions) {
   }
 
   async function takeToken(response: Response): Promise<void> {
-    const { accessToken: token } = (await response.json()) as { accessToken: string };
-    accessToken = token;
-    expiresAt = expiryOf(token);
+    const answer = (await response.json()) as { accessToken: string; expiresIn: number };
+    accessToken = answer.accessToken;
+    // Counted from the answer on this machine's clock, not the token's `exp` read against it: a
+    // browser clock minutes off would otherwise refresh on every request, or too late.
+    expiresAt = Date.now() + answer.expiresIn * 1000;
+  }
+
+  /** One refresh at a time: every caller that needs a new token waits for the same request. */
+  function refreshToken(): Promise<void> {
+    refreshing ??= authPost(`${API_PREFIX}/auth/refresh`)
+      .then(takeToken, (error: unknown) => {
+        if (error instanceof BaudProblem && error.status === 401 && accessToken !== null) endSession();
+        throw error;
+      })
+      .finally(() => {
+        refreshing = null;
+      });
+    return refreshing;
   }
 
   /** A valid access token, refreshed first when it expires within the margin; null when not logged in. */
   async function currentToken(): Promise<string | null> {
     if (accessToken === null) return null;
-    if (Date.now() >= expiresAt - marginMs) {
-      refreshing ??= authPost(`${API_PREFIX}/auth/refresh`)
-        .then(takeToken, (error: unknown) => {
-          if (error instanceof BaudProblem && error.status === 401) endSession();
-          throw error;
-        })
-        .finally(() => {
-          refreshing = null;
-        });
-      await refreshing;
-    }
+    if (Date.now() >= expiresAt - marginMs) await refreshToken();
     return accessToken;
   }
 
@@ -202,7 +200,7 @@ export function createBaudClient(options: BaudClientOptions) {
 
     /** Gets a new access token now with the refresh cookie (otherwise done silently before expiry). */
     async refresh(): Promise<void> {
-      await takeToken(await authPost(`${API_PREFIX}/auth/refresh`));
+      await refreshToken();
     },
 
     /** Ends the login session (the refresh cookie with it). */
@@ -321,6 +319,8 @@ interface XhrLike {
   readonly upload: { onprogress: ((event: { loaded: number; total: number }) => void) | null };
   onload: (() => void) | null;
   onerror: (() => void) | null;
+  onabort: (() => void) | null;
+  ontimeout: (() => void) | null;
 }
 
 /** A POST through XMLHttpRequest, reporting the body's progress, answered as a fetch Response. */
@@ -342,7 +342,10 @@ function sendWithProgress(
       }
       resolve(new Response(request.response as Blob, { status: request.status, headers: answerHeaders }));
     };
+    // The same rejections fetch() gives, so callers handle one kind of failure either way.
     request.onerror = () => reject(new TypeError('The upload failed: the connection to the board was lost.'));
+    request.onabort = () => reject(new DOMException('The upload was aborted.', 'AbortError'));
+    request.ontimeout = () => reject(new DOMException('The upload timed out.', 'TimeoutError'));
     request.send(body);
   });
 }

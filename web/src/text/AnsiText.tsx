@@ -21,7 +21,7 @@ const layoutCache = new Map<string, readonly AnsiRow[]>();
  * Lays out BBS message text (pipe codes and ANSI) on the 80-column screen, memoised by text so
  * toggling the mode, re-rendering or re-opening a message does not redraw the grid.
  */
-export function layoutBbsText(text: string): readonly AnsiRow[] {
+function layoutBbsText(text: string): readonly AnsiRow[] {
   const cached = layoutCache.get(text);
   if (cached !== undefined) {
     // Re-insert to mark it most recently used; a Map iterates in insertion order.

@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
+import { API_PREFIX } from '../../../clients/typescript/src/index.js';
 import type { MessageSummary } from '../api-types.js';
 import { useBoard } from '../board-context.js';
 import { type Column, DataTable } from '../data-table.js';
@@ -6,9 +7,9 @@ import { useLiveEvents } from '../live.js';
 import { rememberStep, stepBack } from '../page-trail.js';
 import { href } from '../router.js';
 import { client } from '../session.js';
+import { bbsTextToPlainText } from '../text/AnsiText.js';
 import { body, formatDate, Loading, Pager, useLoad, useTitle } from '../ui.js';
 
-const API = '/_baud/api/v1';
 const PAGE_SIZE = 25;
 
 const MESSAGE_COLUMNS: readonly Column<MessageSummary>[] = [
@@ -32,31 +33,50 @@ export function AreaView({ areaTag, query }: { areaTag: string; query: URLSearch
   const onlyUnread = query.get('unread') === '1' && user !== null;
   const listName = `${areaTag}${onlyUnread ? ':unread' : ''}`;
   const area = useLoad(
-    async () => body(await client.api.GET(`${API}/messages/areas/{areaTag}`, { params: { path: { areaTag } } })),
+    async () => body(await client.api.GET(`${API_PREFIX}/messages/areas/{areaTag}`, { params: { path: { areaTag } } })),
     [areaTag, user?.userId],
   );
-  const page = useLoad(
-    async () =>
-      body(
-        await client.api.GET(`${API}/messages/areas/{areaTag}/messages`, {
-          params: {
-            path: { areaTag },
-            query: { limit: PAGE_SIZE, ...(cursor ? { cursor } : {}), ...(onlyUnread ? { unread: 'true' } : {}) },
-          },
-        }),
-      ),
-    [areaTag, cursor, onlyUnread, user?.userId],
-  );
+  const page = useLoad(async () => {
+    const answer = body(
+      await client.api.GET(`${API_PREFIX}/messages/areas/{areaTag}/messages`, {
+        params: {
+          path: { areaTag },
+          query: { limit: PAGE_SIZE, ...(cursor ? { cursor } : {}), ...(onlyUnread ? { unread: 'true' } : {}) },
+        },
+      }),
+    );
+    // Recorded with the answer it belongs to: the next page's way back is this page.
+    if (answer.meta.nextCursor !== null) rememberStep(listName, cursor, answer.meta.nextCursor);
+    return answer;
+  }, [areaTag, cursor, onlyUnread, user?.userId]);
   const [arrived, setArrived] = useState<MessageSummary[]>([]);
-  useEffect(() => setArrived([]), [areaTag, cursor, onlyUnread]);
+  const [deleted, setDeleted] = useState<ReadonlySet<string>>(new Set());
+  useEffect(() => {
+    setArrived([]);
+    setDeleted(new Set());
+  }, [areaTag, cursor, onlyUnread]);
   const isNewestPage = page.data !== null && page.data.meta.nextCursor === null;
   useLiveEvents(
     (event) => {
+      if (event.type === 'reset') {
+        // The stream lost events while away: what is shown may be out of date.
+        setArrived([]);
+        page.reload();
+        area.reload();
+        return;
+      }
       const message = event.data as MessageSummary;
-      if (event.type !== 'message.created' || message.areaTag !== areaTag || !isNewestPage) return;
-      setArrived((list) => (list.some((known) => known.uuid === message.uuid) ? list : [...list, message]));
+      if (message.areaTag !== areaTag) return;
+      if (event.type === 'message.deleted') {
+        setDeleted((gone) => new Set(gone).add(message.uuid));
+        return;
+      }
+      if (event.type !== 'message.created' || !isNewestPage) return;
+      // The event carries the subject as written, pipe and ANSI codes included; the list shows it plain.
+      const arrival = { ...message, subject: bbsTextToPlainText(message.subject) };
+      setArrived((list) => (list.some((known) => known.uuid === message.uuid) ? list : [...list, arrival]));
     },
-    [areaTag, isNewestPage],
+    [areaTag, isNewestPage, page.reload, area.reload],
   );
   useTitle(area.data?.name ?? areaTag, info?.boardName ?? 'baud');
 
@@ -64,7 +84,6 @@ export function AreaView({ areaTag, query }: { areaTag: string; query: URLSearch
   const pageHref = (to: string | null) =>
     href('area', { areaTag }, { cursor: to || undefined, unread: onlyUnread ? 1 : undefined });
   const next = page.data?.meta.nextCursor ?? null;
-  if (next !== null) rememberStep(listName, cursor, next);
 
   return (
     <section>
@@ -87,7 +106,10 @@ export function AreaView({ areaTag, query }: { areaTag: string; query: URLSearch
       </p>
       <Loading state={page}>
         {(list) => {
-          const messages = [...list.data, ...arrived.filter((live) => !list.data.some((m) => m.uuid === live.uuid))];
+          const messages = [
+            ...list.data,
+            ...arrived.filter((live) => !list.data.some((m) => m.uuid === live.uuid)),
+          ].filter((message) => !deleted.has(message.uuid));
           return messages.length === 0 ? (
             <p>{onlyUnread ? 'You have read everything here.' : 'No messages yet.'}</p>
           ) : (

@@ -1,19 +1,18 @@
 import { useState } from 'preact/hooks';
+import { API_PREFIX } from '../../../clients/typescript/src/index.js';
 import type { MessageDetail } from '../api-types.js';
 import { useBoard } from '../board-context.js';
 import { href, navigate } from '../router.js';
 import { client } from '../session.js';
 import { body, Field, fieldErrors, formProblem, Loading, ProblemNote, useLoad, useTitle } from '../ui.js';
 
-const API = '/_baud/api/v1';
-
 /** `Re: subject`, once however long the chain of replies (and within the 72-character limit). */
-export function replySubject(subject: string): string {
+function replySubject(subject: string): string {
   return `Re: ${subject.replace(/^(re:\s*)+/i, '')}`.slice(0, 72);
 }
 
 /** The original's text, each line quoted with its author's initials, as BBS readers do. */
-export function quoteOf(original: MessageDetail): string {
+function quoteOf(original: MessageDetail): string {
   const initials =
     original.fromUserName
       .split(/[\s_.-]+/)
@@ -36,6 +35,30 @@ interface Draft {
   readonly replyToMessageId?: number;
 }
 
+/**
+ * A one-line field of the form. `defaultValue`, not `value`: the draft only starts the field, and a
+ * re-render (after a refused post) must keep what the user typed.
+ */
+function DraftField({
+  name,
+  label,
+  initial,
+  error,
+  maxLength,
+}: {
+  name: 'toUserName' | 'subject';
+  label: string;
+  initial: string;
+  error: string | undefined;
+  maxLength?: number;
+}) {
+  return (
+    <Field id={`compose-${name}`} label={label} error={error}>
+      {(control) => <input {...control} name={name} defaultValue={initial} maxLength={maxLength} />}
+    </Field>
+  );
+}
+
 function ComposeForm({ draft, heading }: { draft: Draft; heading: string }) {
   const [error, setError] = useState<unknown>(null);
   const [isBusy, setBusy] = useState(false);
@@ -46,7 +69,7 @@ function ComposeForm({ draft, heading }: { draft: Draft; heading: string }) {
     setBusy(true);
     try {
       const posted = body(
-        await client.api.POST(`${API}/messages/areas/{areaTag}/messages`, {
+        await client.api.POST(`${API_PREFIX}/messages/areas/{areaTag}/messages`, {
           params: { path: { areaTag: draft.areaTag } },
           body: {
             toUserName: String(form.get('toUserName') ?? ''),
@@ -63,7 +86,6 @@ function ComposeForm({ draft, heading }: { draft: Draft; heading: string }) {
       setBusy(false);
     }
   };
-  const describedBy = (id: string) => (errors[id] ? `compose-${id}-error` : undefined);
   return (
     <section>
       <h1>{heading}</h1>
@@ -71,35 +93,10 @@ function ComposeForm({ draft, heading }: { draft: Draft; heading: string }) {
         In <a href={href('area', { areaTag: draft.areaTag })}>{draft.areaTag}</a>
       </p>
       <form class="compose" onSubmit={(event) => void submit(event)} noValidate>
-        <Field id="compose-toUserName" label="To" error={errors.toUserName}>
-          <input
-            id="compose-toUserName"
-            name="toUserName"
-            value={draft.toUserName}
-            maxLength={36}
-            aria-invalid={Boolean(errors.toUserName)}
-            aria-describedby={describedBy('toUserName')}
-          />
-        </Field>
-        <Field id="compose-subject" label="Subject" error={errors.subject}>
-          <input
-            id="compose-subject"
-            name="subject"
-            value={draft.subject}
-            aria-invalid={Boolean(errors.subject)}
-            aria-describedby={describedBy('subject')}
-          />
-        </Field>
+        <DraftField name="toUserName" label="To" initial={draft.toUserName} error={errors.toUserName} maxLength={36} />
+        <DraftField name="subject" label="Subject" initial={draft.subject} error={errors.subject} />
         <Field id="compose-message" label="Message" error={errors.message}>
-          <textarea
-            id="compose-message"
-            name="message"
-            rows={16}
-            aria-invalid={Boolean(errors.message)}
-            aria-describedby={describedBy('message')}
-          >
-            {draft.message}
-          </textarea>
+          {(control) => <textarea {...control} name="message" rows={16} defaultValue={draft.message} />}
         </Field>
         <ProblemNote error={formProblem(error, errors)} />
         <button type="submit" class="button" disabled={isBusy}>
@@ -116,7 +113,7 @@ export function ComposeView({ areaTag, replyTo }: { areaTag: string | null; repl
   const original = useLoad(async () => {
     if (replyTo === null) return { found: null };
     const found = body(
-      await client.api.GET(`${API}/messages/{uuid}`, {
+      await client.api.GET(`${API_PREFIX}/messages/{uuid}`, {
         params: { path: { uuid: replyTo }, query: { stripAnsi: 'true' } },
       }),
     );

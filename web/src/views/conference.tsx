@@ -1,3 +1,4 @@
+import { API_PREFIX } from '../../../clients/typescript/src/index.js';
 import { useBoard } from '../board-context.js';
 import { client } from '../session.js';
 import { body, Loading, useLoad, useTitle } from '../ui.js';
@@ -9,7 +10,7 @@ export function ConferenceView({ confTag }: { confTag: string }) {
   const conference = useLoad(
     async () =>
       body(
-        await client.api.GET('/_baud/api/v1/messages/conferences/{confTag}', {
+        await client.api.GET(`${API_PREFIX}/messages/conferences/{confTag}`, {
           params: { path: { confTag } },
         }),
       ),

@@ -1,5 +1,5 @@
-import { useEffect, useState } from 'preact/hooks';
-import { BaudProblem } from '../../../clients/typescript/src/index.js';
+import { useState } from 'preact/hooks';
+import { API_PREFIX, BaudProblem } from '../../../clients/typescript/src/index.js';
 import type { FileArea, FileRecord } from '../api-types.js';
 import { useBoard } from '../board-context.js';
 import { type Column, DataTable } from '../data-table.js';
@@ -36,7 +36,7 @@ const FILE_AREA_COLUMNS: readonly Column<FileArea>[] = [
 export function FileAreasView() {
   const { info, user } = useBoard();
   useTitle('Files', info?.boardName ?? 'baud');
-  const areas = useLoad(async () => body(await client.api.GET('/_baud/api/v1/files/areas')).data, [user?.userId]);
+  const areas = useLoad(async () => body(await client.api.GET(`${API_PREFIX}/files/areas`)).data, [user?.userId]);
   return (
     <section>
       <h1>Files</h1>
@@ -86,26 +86,24 @@ function AreaFilePage({ areaTag, cursor, uploads }: { areaTag: string; cursor: s
   const { user } = useBoard();
   // Message areas keep their trails under their bare tag; a file area may have the same tag.
   const trailName = `files:${areaTag}`;
-  const page = useLoad(
-    async () =>
-      body(
-        await client.api.GET('/_baud/api/v1/files/areas/{areaTag}/files', {
-          params: { path: { areaTag }, query: { limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) } },
-        }),
-      ),
-    [areaTag, cursor, user?.userId, uploads],
-  );
+  const page = useLoad(async () => {
+    const answer = body(
+      await client.api.GET(`${API_PREFIX}/files/areas/{areaTag}/files`, {
+        params: { path: { areaTag }, query: { limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) } },
+      }),
+    );
+    if (answer.meta.nextCursor !== null) rememberStep(trailName, cursor, answer.meta.nextCursor);
+    return answer;
+  }, [areaTag, cursor, user?.userId, uploads]);
   useLiveEvents(
     (event) => {
+      if (event.type === 'reset' && cursor === null) page.reload();
       if (event.type !== 'file.created' || (event.data as FileRecord).areaTag !== areaTag) return;
       if (cursor === null) page.reload();
     },
     [areaTag, cursor, page.reload],
   );
   const older = page.data?.meta.nextCursor ?? null;
-  useEffect(() => {
-    if (older !== null) rememberStep(trailName, cursor, older);
-  }, [trailName, cursor, older]);
   // Newest first: "older" follows the cursor, "newer" steps back along the trail.
   const newer = stepBack(trailName, cursor);
   const pageHref = (to: string) => href('fileArea', { areaTag }, { cursor: to || undefined });
@@ -143,7 +141,7 @@ export function FileAreaView({ areaTag, query }: { areaTag: string; query: URLSe
   const cursor = query.get('cursor');
   const [uploads, setUploads] = useState(0);
   const area = useLoad(
-    async () => body(await client.api.GET('/_baud/api/v1/files/areas/{areaTag}', { params: { path: { areaTag } } })),
+    async () => body(await client.api.GET(`${API_PREFIX}/files/areas/{areaTag}`, { params: { path: { areaTag } } })),
     [areaTag, user?.userId],
   );
   useTitle(area.data?.name ?? areaTag, info?.boardName ?? 'baud');
@@ -266,13 +264,13 @@ function UploadForm({ areaTag, onUploaded }: { areaTag: string; onUploaded: () =
       <h2 id="upload-heading">Upload a file</h2>
       <form onSubmit={(event) => void submit(event)}>
         <Field id="upload-file" label="File" error={fields.file}>
-          <input id="upload-file" name="file" type="file" required />
+          {(control) => <input {...control} name="file" type="file" required />}
         </Field>
         <Field id="upload-desc" label="Description (optional)" error={fields.desc}>
-          <input id="upload-desc" name="desc" />
+          {(control) => <input {...control} name="desc" />}
         </Field>
         <Field id="upload-hashTags" label="Hash tags (optional, comma separated)" error={fields.hashTags}>
-          <input id="upload-hashTags" name="hashTags" placeholder="hardware, modems" />
+          {(control) => <input {...control} name="hashTags" placeholder="hardware, modems" />}
         </Field>
         {state.step === 'sending' && <UploadProgress fileName={state.fileName} percent={state.percent} />}
         <UploadProblem error={formProblem(error, fields)} />
@@ -399,7 +397,7 @@ function FileDetail({ fileId }: { fileId: number }) {
   const file = useLoad(
     async () =>
       body(
-        await client.api.GET('/_baud/api/v1/files/{fileId}', {
+        await client.api.GET(`${API_PREFIX}/files/{fileId}`, {
           params: { path: { fileId }, query: { stripAnsi: 'false' } },
         }),
       ),

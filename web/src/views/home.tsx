@@ -1,3 +1,4 @@
+import { API_PREFIX } from '../../../clients/typescript/src/index.js';
 import type { LastCaller, MessageArea } from '../api-types.js';
 import { useBoard } from '../board-context.js';
 import { useLiveEvents } from '../live.js';
@@ -6,15 +7,13 @@ import { client } from '../session.js';
 import { formatDate, Loading, useLoad, useTitle } from '../ui.js';
 import { AreaTable } from './area-table.js';
 
-const API = '/_baud/api/v1';
-
 /** Every conference the caller can see, each with its areas (the areas carry the unread counts). */
 async function loadConferences() {
-  const { data } = await client.api.GET(`${API}/messages/conferences`);
+  const { data } = await client.api.GET(`${API_PREFIX}/messages/conferences`);
   const conferences = data?.data ?? [];
   return Promise.all(
     conferences.map(async (conference) => {
-      const detail = await client.api.GET(`${API}/messages/conferences/{confTag}`, {
+      const detail = await client.api.GET(`${API_PREFIX}/messages/conferences/{confTag}`, {
         params: { path: { confTag: conference.confTag } },
       });
       return detail.data ?? { ...conference, areas: [] as MessageArea[] };
@@ -25,7 +24,7 @@ async function loadConferences() {
 /** The last callers, or none when the board does not show them to this caller. */
 async function loadLastCallers(): Promise<readonly LastCaller[]> {
   try {
-    const { data } = await client.api.GET(`${API}/system/last-callers`, { params: { query: { limit: 10 } } });
+    const { data } = await client.api.GET(`${API_PREFIX}/system/last-callers`, { params: { query: { limit: 10 } } });
     return data?.data ?? [];
   } catch {
     return [];
@@ -58,7 +57,10 @@ export function HomeView() {
   // New messages change counts and unread numbers: show them as they come.
   useLiveEvents(
     (event) => {
-      if (event.type === 'message.created' || event.type === 'message.deleted') conferences.reload();
+      // `reset`: the stream missed events while away, so the counts may be out of date.
+      if (event.type === 'message.created' || event.type === 'message.deleted' || event.type === 'reset') {
+        conferences.reload();
+      }
     },
     [conferences.reload],
   );

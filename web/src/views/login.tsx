@@ -4,9 +4,20 @@ import { navigate } from '../router.js';
 import { logIn } from '../session.js';
 import { Field, ProblemNote, useTitle } from '../ui.js';
 
-/** Only the reader's own addresses are followed after log-in, never another site. */
+/**
+ * Only the reader's own pages are followed after log-in, never another site: the address is
+ * resolved as the browser would (`/\\evil.example` is another host) and must stay on this origin,
+ * outside the API.
+ */
 function safeReturn(returnTo: string | null): string {
-  return returnTo?.startsWith('/') && !returnTo.startsWith('//') ? returnTo : '/';
+  if (!returnTo) return '/';
+  try {
+    const target = new URL(returnTo, location.origin);
+    if (target.origin !== location.origin || target.pathname.startsWith('/_baud/')) return '/';
+    return target.pathname + target.search;
+  } catch {
+    return '/';
+  }
 }
 
 export function LoginView({ returnTo }: { returnTo: string | null }) {
@@ -33,10 +44,10 @@ export function LoginView({ returnTo }: { returnTo: string | null }) {
       <h1>Log in</h1>
       <form onSubmit={(event) => void submit(event)}>
         <Field id="login-username" label="User name">
-          <input id="login-username" name="username" autoComplete="username" required maxLength={36} />
+          {(control) => <input {...control} name="username" autoComplete="username" required maxLength={36} />}
         </Field>
         <Field id="login-password" label="Password">
-          <input id="login-password" name="password" type="password" autoComplete="current-password" required />
+          {(control) => <input {...control} name="password" type="password" autoComplete="current-password" required />}
         </Field>
         <ProblemNote error={error} />
         <button type="submit" class="button" disabled={isBusy}>

@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
+import { API_PREFIX } from '../../../clients/typescript/src/index.js';
 import type { MessageDetail } from '../api-types.js';
 import { useBoard } from '../board-context.js';
 import { href, navigate } from '../router.js';
@@ -7,8 +8,6 @@ import { AnsiText } from '../text/AnsiText.js';
 import { TextModeToggle, useTextMode } from '../text/text-mode.js';
 import { body, formatDate, Loading, ProblemNote, useLoad, useTitle } from '../ui.js';
 import { markRead, nextUnread } from './next-unread.js';
-
-const API = '/_baud/api/v1';
 
 function DeleteButton({ message }: { message: MessageDetail }) {
   const [isAsking, setAsking] = useState(false);
@@ -22,7 +21,7 @@ function DeleteButton({ message }: { message: MessageDetail }) {
   }
   const remove = async () => {
     try {
-      await client.api.DELETE(`${API}/messages/{uuid}`, { params: { path: { uuid: message.uuid } } });
+      await client.api.DELETE(`${API_PREFIX}/messages/{uuid}`, { params: { path: { uuid: message.uuid } } });
       navigate(href('area', { areaTag: message.areaTag }), { replace: true });
     } catch (failure) {
       setError(failure);
@@ -76,7 +75,9 @@ export function MessageView({ uuid }: { uuid: string }) {
   const message = useLoad(
     async () =>
       body(
-        await client.api.GET(`${API}/messages/{uuid}`, { params: { path: { uuid }, query: { stripAnsi: 'false' } } }),
+        await client.api.GET(`${API_PREFIX}/messages/{uuid}`, {
+          params: { path: { uuid }, query: { stripAnsi: 'false' } },
+        }),
       ),
     [uuid, user?.userId],
   );

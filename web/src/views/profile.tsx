@@ -1,6 +1,6 @@
 import { type ComponentChildren, Fragment } from 'preact';
 import { useState } from 'preact/hooks';
-import { BaudProblem } from '../../../clients/typescript/src/index.js';
+import { API_PREFIX, BaudProblem } from '../../../clients/typescript/src/index.js';
 import type { OwnProfile, PublicProfile } from '../api-types.js';
 import { useBoard } from '../board-context.js';
 import { href } from '../router.js';
@@ -57,11 +57,6 @@ function webAddressLink(address: string): ComponentChildren {
   );
 }
 
-/** The ids a control's hint and validation message carry in Field, for aria-describedby. */
-function describedBy(id: string, error: string | undefined): string {
-  return error ? `${id}-hint ${id}-error` : `${id}-hint`;
-}
-
 function OwnFacts({ profile }: { profile: OwnProfile }) {
   return (
     <dl class="facts">
@@ -108,20 +103,19 @@ function ProfileField({
   onInput: (value: string) => void;
 }) {
   const id = `profile-${name}`;
-  const control = {
-    id,
+  const props = {
     name,
     maxLength,
     value,
-    'aria-describedby': describedBy(id, error),
-    'aria-invalid': error ? true : undefined,
     onInput: (event: Event) => onInput((event.currentTarget as HTMLInputElement | HTMLTextAreaElement).value),
   };
   return (
     <Field id={id} label={label} error={error} hint={`${value.length} of ${maxLength} characters`}>
-      {name === 'autoSignature' && <textarea {...control} rows={4} />}
-      {name === 'webAddress' && <input {...control} type="url" />}
-      {name !== 'autoSignature' && name !== 'webAddress' && <input {...control} type="text" />}
+      {(control) => {
+        if (name === 'autoSignature') return <textarea {...control} {...props} rows={4} />;
+        if (name === 'webAddress') return <input {...control} {...props} type="url" />;
+        return <input {...control} {...props} type="text" />;
+      }}
     </Field>
   );
 }
@@ -143,7 +137,7 @@ function ProfileForm({ profile, onSaved }: { profile: OwnProfile; onSaved: (prof
     setError(null);
     setSaved(false);
     try {
-      const saved = body(await client.api.PUT('/_baud/api/v1/users/me', { body: values }));
+      const saved = body(await client.api.PUT(`${API_PREFIX}/users/me`, { body: values }));
       // The board trims what it stores; show what it kept.
       setValues(editableOf(saved));
       setSaved(true);
@@ -196,7 +190,7 @@ export function ProfileView() {
 }
 
 function OwnProfileBody({ userId }: { userId: number }) {
-  const profile = useLoad(async () => body(await client.api.GET('/_baud/api/v1/users/me')), [userId]);
+  const profile = useLoad(async () => body(await client.api.GET(`${API_PREFIX}/users/me`)), [userId]);
   // The facts show the saved profile at once; the header's copy follows through the session.
   const [saved, setSaved] = useState<OwnProfile | null>(null);
   return (
@@ -271,7 +265,7 @@ export function UserView({ username }: { username: string }) {
   const { info, user } = useBoard();
   useTitle(username, info?.boardName ?? 'baud');
   const profile = useLoad(
-    async () => body(await client.api.GET('/_baud/api/v1/users/{username}', { params: { path: { username } } })),
+    async () => body(await client.api.GET(`${API_PREFIX}/users/{username}`, { params: { path: { username } } })),
     [username, user?.userId],
   );
   const isSelf = user !== null && user.username.toLowerCase() === username.toLowerCase();

@@ -1,3 +1,4 @@
+import { API_PREFIX } from '../../../clients/typescript/src/index.js';
 import type { FoundMessage } from '../api-types.js';
 import { useBoard } from '../board-context.js';
 import { rememberStep, stepBack } from '../page-trail.js';
@@ -8,7 +9,7 @@ import { body, Field, fieldErrors, formatDate, Loading, Pager, ProblemNote, useL
 const FILTERS = ['q', 'areaTag', 'from', 'since', 'until', 'sort'] as const;
 
 /** A snippet's hits (between « and ») as marked text; everything else as plain text. */
-export function Snippet({ text }: { text: string }) {
+function Snippet({ text }: { text: string }) {
   const parts = text.split(/«|»/);
   return <p class="snippet">{parts.map((part, i) => (i % 2 === 1 ? <mark key={i}>{part}</mark> : part))}</p>;
 }
@@ -48,10 +49,11 @@ export function SearchView({ query }: { query: URLSearchParams }) {
   const q = query.get('q') ?? '';
   const cursor = query.get('cursor');
   const filters = Object.fromEntries(FILTERS.map((name) => [name, query.get(name) ?? '']));
+  const listName = `search:${FILTERS.map((name) => filters[name]).join('|')}`;
   const results = useLoad(async () => {
     if (q.trim() === '') return null;
-    return body(
-      await client.api.GET('/_baud/api/v1/messages/search', {
+    const answer = body(
+      await client.api.GET(`${API_PREFIX}/messages/search`, {
         params: {
           query: {
             q,
@@ -66,13 +68,13 @@ export function SearchView({ query }: { query: URLSearchParams }) {
         },
       }),
     );
+    if (answer.meta.nextCursor !== null) rememberStep(listName, cursor, answer.meta.nextCursor);
+    return answer;
   }, [query.toString(), user?.userId]);
   useTitle(q ? `Search: ${q}` : 'Search', info?.boardName ?? 'baud');
   const errors = fieldErrors(results.error);
 
-  const listName = `search:${FILTERS.map((name) => filters[name]).join('|')}`;
   const next = results.data?.meta.nextCursor ?? null;
-  if (next !== null) rememberStep(listName, cursor, next);
   const back = stepBack(listName, cursor);
   const pageHref = (to: string | null) => href('search', {}, { ...filters, cursor: to || undefined });
 
@@ -93,28 +95,35 @@ export function SearchView({ query }: { query: URLSearchParams }) {
           error={errors.q}
           hint={'Words must all appear; "a phrase", prefix*, -exclude, this OR that.'}
         >
-          <input id="search-q" name="q" type="search" value={q} required aria-describedby="search-q-hint" />
+          {(control) => <input {...control} name="q" type="search" defaultValue={q} required />}
         </Field>
         <details open={Boolean(filters.areaTag || filters.from || filters.since || filters.until)}>
           <summary>Filters</summary>
           <div class="filters">
             <Field id="search-area" label="Area tag" error={errors.areaTag}>
-              <input id="search-area" name="areaTag" value={filters.areaTag} />
+              {(control) => <input {...control} name="areaTag" defaultValue={filters.areaTag} />}
             </Field>
             <Field id="search-from" label="From (user name)" error={errors.from}>
-              <input id="search-from" name="from" value={filters.from} />
+              {(control) => <input {...control} name="from" defaultValue={filters.from} />}
             </Field>
             <Field id="search-since" label="Since" error={errors.since}>
-              <input id="search-since" name="since" type="date" value={filters.since} />
+              {(control) => <input {...control} name="since" type="date" defaultValue={filters.since} />}
             </Field>
             <Field id="search-until" label="Until" error={errors.until}>
-              <input id="search-until" name="until" type="date" value={filters.until} />
+              {(control) => <input {...control} name="until" type="date" defaultValue={filters.until} />}
             </Field>
             <Field id="search-sort" label="Order" error={errors.sort}>
-              <select id="search-sort" name="sort" value={filters.sort || 'newest'}>
-                <option value="newest">Newest first</option>
-                <option value="relevance">Best match first</option>
-              </select>
+              {(control) => (
+                // `selected`, not the select's value: set once, so a re-render keeps the reader's choice.
+                <select {...control} name="sort">
+                  <option value="newest" selected={filters.sort !== 'relevance'}>
+                    Newest first
+                  </option>
+                  <option value="relevance" selected={filters.sort === 'relevance'}>
+                    Best match first
+                  </option>
+                </select>
+              )}
             </Field>
           </div>
         </details>

@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import { API_PREFIX } from '../../../clients/typescript/src/index.js';
 import type { ThreadMessage } from '../api-types.js';
 import { useBoard } from '../board-context.js';
 import { rememberStep, stepBack } from '../page-trail.js';
@@ -65,21 +66,20 @@ function ThreadRow({
 export function ThreadView({ uuid, query }: { uuid: string; query: URLSearchParams }) {
   const { info, user } = useBoard();
   const cursor = query.get('cursor');
-  const page = useLoad(
-    async () =>
-      body(
-        await client.api.GET('/_baud/api/v1/messages/{uuid}/thread', {
-          params: { path: { uuid }, query: { limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) } },
-        }),
-      ),
-    [uuid, cursor, user?.userId],
-  );
+  const listName = `thread:${uuid}`;
+  const page = useLoad(async () => {
+    const answer = body(
+      await client.api.GET(`${API_PREFIX}/messages/{uuid}/thread`, {
+        params: { path: { uuid }, query: { limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) } },
+      }),
+    );
+    if (answer.meta.nextCursor !== null) rememberStep(listName, cursor, answer.meta.nextCursor);
+    return answer;
+  }, [uuid, cursor, user?.userId]);
   const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(new Set());
   const root = page.data?.data[0];
   useTitle(root ? `Thread: ${root.subject}` : 'Thread', info?.boardName ?? 'baud');
-  const listName = `thread:${uuid}`;
   const next = page.data?.meta.nextCursor ?? null;
-  if (next !== null) rememberStep(listName, cursor, next);
   const back = stepBack(listName, cursor);
   const pageHref = (to: string | null) => href('thread', { uuid }, { cursor: to || undefined });
   const toggle = (id: string) =>

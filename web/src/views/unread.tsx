@@ -1,3 +1,4 @@
+import { API_PREFIX } from '../../../clients/typescript/src/index.js';
 import { useBoard } from '../board-context.js';
 import { href } from '../router.js';
 import { client } from '../session.js';
@@ -8,7 +9,7 @@ import { nextUnread } from './next-unread.js';
 export function UnreadView() {
   const { info, user } = useBoard();
   useTitle('Unread', info?.boardName ?? 'baud');
-  const unread = useLoad(async () => body(await client.api.GET('/_baud/api/v1/messages/unread')), [user?.userId]);
+  const unread = useLoad(async () => body(await client.api.GET(`${API_PREFIX}/messages/unread`)), [user?.userId]);
   if (user === null) {
     return (
       <section>
