@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
-import type { Database } from '../db/database.js';
+import type { Database, Executor } from '../db/database.js';
 import type { Tables } from '../db/schema.js';
 import { indexFiles } from '../files/file-search-index.js';
+import { freeFileName } from '../files/file-store.js';
 import { indexMessages } from '../messages/message-search-index.js';
 import { threadPlacesOf } from '../messages/message-store.js';
 import { usernameKey } from '../users/username.js';
@@ -10,8 +11,30 @@ import type { ImportedFile, ImportedUser } from './enigma-mapping.js';
 /** The settings row that ties a board to the ENiGMA½ board it was moved from. */
 const SOURCE_SETTING = 'enigmaImportSource';
 
-/** Tables whose ids the import keeps from ENiGMA½, so the id counters must move past them afterwards. */
-const KEPT_ID_TABLES = ['users', 'messages', 'files', 'apiKeys'] as const;
+/** Tables whose ids the import keeps from ENiGMA½, so the id counters must move past them. */
+export const KEPT_ID_TABLES = ['users', 'messages', 'files', 'apiKeys'] as const;
+export type KeptIdTable = (typeof KEPT_ID_TABLES)[number];
+
+/** Multi-row inserts of at most 500 rows stay under both databases' parameter limits. */
+const ROWS_PER_INSERT = 500;
+
+async function insertInChunks<T>(rows: readonly T[], insert: (chunk: T[]) => Promise<unknown>): Promise<void> {
+  for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) {
+    await insert(rows.slice(start, start + ROWS_PER_INSERT));
+  }
+}
+
+/** What `insertUsers` did, and which ids are the imported accounts (the only ones keys and posts attach to). */
+export interface InsertedUsers {
+  readonly added: number;
+  readonly alreadyThere: number;
+  /** The id is another account's (made on the board between runs). */
+  readonly idTaken: number;
+  /** The name is another account's. */
+  readonly nameTaken: number;
+  /** Ids whose stored account is the ENiGMA½ user of that id. */
+  readonly ownIds: ReadonlySet<number>;
+}
 const SNAKE_NAMES: Readonly<Record<(typeof KEPT_ID_TABLES)[number], string>> = {
   users: 'users',
   messages: 'messages',
@@ -69,12 +92,37 @@ export function createEnigmaImportStore(database: Database) {
       return Boolean(user || message || file);
     },
 
-    /** Inserts the users not there yet with their groups; returns how many were new. */
-    async insertUsers(users: ReadonlyArray<{ user: ImportedUser; passwordHash: string; groups: readonly string[] }>) {
+    /**
+     * Inserts the users not there yet with their groups. A user is there when its id holds an
+     * account of the same name; an id or a name held by another account (made on the board
+     * between runs) is left alone and counted, never merged.
+     */
+    async insertUsers(
+      users: ReadonlyArray<{ user: ImportedUser; passwordHash: string; groups: readonly string[] }>,
+    ): Promise<InsertedUsers> {
       return db.transaction().execute(async (trx) => {
-        const existing = new Set((await trx.selectFrom('users').select('id').execute()).map((row) => row.id));
-        const fresh = users.filter(({ user }) => !existing.has(user.id));
+        const stored = await trx.selectFrom('users').select(['id', 'usernameKey']).execute();
+        const keyOfId = new Map(stored.map((row) => [row.id, row.usernameKey]));
+        const idOfKey = new Map(stored.map((row) => [row.usernameKey, row.id]));
+        const ownIds = new Set<number>();
+        let idTaken = 0;
+        let nameTaken = 0;
+        let alreadyThere = 0;
+        const fresh = users.filter(({ user }) => {
+          const key = usernameKey(user.username);
+          const storedKey = keyOfId.get(user.id);
+          if (storedKey === key) {
+            ownIds.add(user.id);
+            alreadyThere += 1;
+            return false;
+          }
+          if (storedKey !== undefined) idTaken += 1;
+          else if (idOfKey.has(key)) nameTaken += 1;
+          else return true;
+          return false;
+        });
         for (const { user, passwordHash, groups } of fresh) {
+          ownIds.add(user.id);
           await trx
             .insertInto('users')
             .values({
@@ -91,35 +139,37 @@ export function createEnigmaImportStore(database: Database) {
               .execute();
           }
         }
-        return fresh.length;
+        return { added: fresh.length, alreadyThere, idTaken, nameTaken, ownIds };
       });
     },
 
-    async userIds(): Promise<Set<number>> {
-      return new Set((await db.selectFrom('users').select('id').execute()).map((row) => row.id));
-    },
-
-    /** Inserts the API keys whose hash is not there yet; returns how many were new. */
-    async insertApiKeys(keys: ReadonlyArray<Omit<Tables['apiKeys'], 'id'> & { id: number }>): Promise<number> {
+    /**
+     * Inserts the API keys whose hash is not there yet; returns how many were new and how many
+     * were left out because their id is another key's (made on the board between runs).
+     */
+    async insertApiKeys(
+      keys: ReadonlyArray<Omit<Tables['apiKeys'], 'id'> & { id: number }>,
+    ): Promise<{ added: number; idTaken: number }> {
       return db.transaction().execute(async (trx) => {
-        const existing = new Set(
-          (await trx.selectFrom('apiKeys').select('keyHash').execute()).map((row) => row.keyHash),
-        );
-        const fresh = keys.filter((key) => !existing.has(key.keyHash));
-        if (fresh.length > 0) await trx.insertInto('apiKeys').values(fresh).execute();
-        return fresh.length;
+        const stored = await trx.selectFrom('apiKeys').select(['id', 'keyHash']).execute();
+        const hashes = new Set(stored.map((row) => row.keyHash));
+        const ids = new Set(stored.map((row) => row.id));
+        const fresh = keys.filter((key) => !hashes.has(key.keyHash));
+        const free = fresh.filter((key) => !ids.has(key.id));
+        await insertInChunks(free, (chunk) => trx.insertInto('apiKeys').values(chunk).execute());
+        return { added: free.length, idTaken: fresh.length - free.length };
       });
     },
 
-    /** Which of these message ids the board holds already. */
-    async existingMessageIds(fromId: number, toId: number): Promise<Set<number>> {
+    /** The UUIDs of the messages of this id range the board holds already, by id. */
+    async existingMessageUuids(fromId: number, toId: number): Promise<Map<number, string>> {
       const rows = await db
         .selectFrom('messages')
-        .select('id')
+        .select(['id', 'uuid'])
         .where('id', '>=', fromId)
         .where('id', '<=', toId)
         .execute();
-      return new Set(rows.map((row) => row.id));
+      return new Map(rows.map((row) => [row.id, row.uuid]));
     },
 
     /** Thread places of messages stored earlier (the parents of a batch's replies). */
@@ -129,26 +179,20 @@ export function createEnigmaImportStore(database: Database) {
     async insertMessages(rows: readonly ImportedMessageRow[]): Promise<void> {
       if (rows.length === 0) return;
       await db.transaction().execute(async (trx) => {
-        // Multi-row inserts of at most 500 rows stay under both databases' parameter limits.
-        for (let start = 0; start < rows.length; start += 500) {
-          await trx
-            .insertInto('messages')
-            .values(rows.slice(start, start + 500))
-            .execute();
-        }
+        await insertInChunks(rows, (chunk) => trx.insertInto('messages').values(chunk).execute());
         await indexMessages(trx, dialect, rows);
       });
     },
 
-    /** The file of the area that holds these bytes already, if any (baud keeps one copy per area). */
-    async fileWithContent(areaTag: string, sha256: string): Promise<number | null> {
-      const row = await db
-        .selectFrom('files')
-        .select('id')
-        .where('areaTag', '=', areaTag)
-        .where('sha256', '=', sha256)
-        .executeTakeFirst();
-      return row?.id ?? null;
+    /** The SHA-256 of every stored file, by area (baud keeps one copy of some bytes per area). */
+    async fileContents(): Promise<Map<string, Set<string>>> {
+      const contents = new Map<string, Set<string>>();
+      for (const row of await db.selectFrom('files').select(['areaTag', 'sha256']).execute()) {
+        const area = contents.get(row.areaTag) ?? new Set<string>();
+        area.add(row.sha256);
+        contents.set(row.areaTag, area);
+      }
+      return contents;
     },
 
     async fileExists(fileId: number): Promise<boolean> {
@@ -158,15 +202,19 @@ export function createEnigmaImportStore(database: Database) {
     /**
      * A file's row and index entry, in one transaction with `placeBytes`, which puts its bytes
      * in the store: if that fails the row never appears, and a row never lacks its bytes.
+     * ENiGMA½ allows two files of one name in an area, baud does not: the second gets a free
+     * ` (n)` name, as an upload would. Returns the name stored.
      */
-    async insertFile(file: ImportedFile & { byteSize: number }, placeBytes: () => Promise<void>): Promise<void> {
-      await db.transaction().execute(async (trx) => {
+    async insertFile(file: ImportedFile & { byteSize: number }, placeBytes: () => Promise<void>): Promise<string> {
+      return db.transaction().execute(async (trx) => {
+        const fileName = await freeFileName(trx, file.areaTag, file.fileName);
         await trx
           .insertInto('files')
-          .values({ ...file, hashTags: JSON.stringify(file.hashTags) })
+          .values({ ...file, fileName, hashTags: JSON.stringify(file.hashTags) })
           .execute();
-        await indexFiles(trx, dialect, [file]);
+        await indexFiles(trx, dialect, [{ ...file, fileName }]);
         await placeBytes();
+        return fileName;
       });
     },
 
@@ -179,7 +227,7 @@ export function createEnigmaImportStore(database: Database) {
           ),
         );
         const fresh = calls.filter((call) => !existing.has(`${call.userId}@${call.calledAt}`));
-        if (fresh.length > 0) await trx.insertInto('calls').values(fresh).execute();
+        await insertInChunks(fresh, (chunk) => trx.insertInto('calls').values(chunk).execute());
         return fresh.length;
       });
     },
@@ -194,34 +242,33 @@ export function createEnigmaImportStore(database: Database) {
       }
     },
 
-    /** Recomputes every area's and file area's counters from their rows (live messages, files). */
-    async recountAreas(): Promise<void> {
+    /** Recomputes every served area's and every file area's counters from their rows (live messages, files). */
+    async recountAreas(servedAreas: readonly string[]): Promise<void> {
       await db.transaction().execute(async (trx) => {
         await trx.deleteFrom('messageAreas').execute();
-        await sql`INSERT INTO message_areas (area_tag, message_count, last_message_at)
-                  SELECT area_tag, COUNT(*), MAX(timestamp) FROM messages WHERE deleted_at IS NULL GROUP BY area_tag`.execute(
-          trx,
-        );
+        // Served areas only: private mail and forgotten areas stay out of the board's statistics.
+        if (servedAreas.length > 0) {
+          await sql`INSERT INTO message_areas (area_tag, message_count, last_message_at)
+                    SELECT area_tag, COUNT(*), MAX(timestamp) FROM messages
+                     WHERE deleted_at IS NULL AND area_tag IN (${sql.join(servedAreas)}) GROUP BY area_tag`.execute(
+            trx,
+          );
+        }
         await trx.deleteFrom('fileAreas').execute();
         await sql`INSERT INTO file_areas (area_tag, file_count, total_bytes)
                   SELECT area_tag, COUNT(*), SUM(byte_size) FROM files GROUP BY area_tag`.execute(trx);
       });
     },
 
-    /** Moves each id counter past the highest kept id, so the next post or upload gets a new id. */
-    async advanceIdCounters(): Promise<void> {
+    /**
+     * Moves each id counter past `sourceMaxIds` (at the start of a run: the ENiGMA½ board's
+     * highest ids, so a post made while or after importing never takes one) and past the
+     * highest stored id; never backwards. SQLite's AUTOINCREMENT follows explicit ids by
+     * itself, so there only the source's ids need saying.
+     */
+    async advanceIdCounters(sourceMaxIds: Partial<Record<KeptIdTable, number>> = {}): Promise<void> {
       for (const table of KEPT_ID_TABLES) {
-        const name = SNAKE_NAMES[table];
-        if (dialect === 'postgres') {
-          await sql`SELECT setval(pg_get_serial_sequence(${name}, 'id'), GREATEST((SELECT COALESCE(MAX(id), 0) FROM ${sql.table(name)}), 1), (SELECT COUNT(*) > 0 FROM ${sql.table(name)}))`.execute(
-            db,
-          );
-        } else {
-          await sql`INSERT INTO sqlite_sequence (name, seq) SELECT ${name}, COALESCE(MAX(id), 0) FROM ${sql.table(name)}
-                    WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = ${name})`.execute(db);
-          await sql`UPDATE sqlite_sequence SET seq = MAX(seq, (SELECT COALESCE(MAX(id), 0) FROM ${sql.table(name)}))
-                    WHERE name = ${name}`.execute(db);
-        }
+        await advanceIdCounter(db, dialect, SNAKE_NAMES[table], sourceMaxIds[table] ?? 0);
       }
     },
 
@@ -233,3 +280,26 @@ export function createEnigmaImportStore(database: Database) {
 }
 
 export type EnigmaImportStore = ReturnType<typeof createEnigmaImportStore>;
+
+async function advanceIdCounter(db: Executor, dialect: Database['dialect'], table: string, atLeast: number) {
+  if (dialect === 'postgres') {
+    const named = await sql<{ name: string }>`SELECT pg_get_serial_sequence(${table}, 'id') AS name`.execute(db);
+    const sequence = named.rows[0]?.name;
+    if (!sequence) return;
+    // The name comes from PostgreSQL itself (schema-qualified, quoted where needed).
+    const state = await sql<{
+      last: string;
+      called: boolean;
+    }>`SELECT last_value AS last, is_called AS called FROM ${sql.raw(sequence)}`.execute(db);
+    const row = state.rows[0];
+    // The last id handed out (a fresh sequence has handed out none).
+    const current = row ? Number(row.last) - (row.called ? 0 : 1) : 0;
+    const stored = await sql<{ max: string | null }>`SELECT MAX(id) AS max FROM ${sql.table(table)}`.execute(db);
+    const wanted = Math.max(atLeast, Number(stored.rows[0]?.max ?? 0));
+    if (wanted > current) await sql`SELECT setval(${sequence}::regclass, ${wanted}, true)`.execute(db);
+    return;
+  }
+  await sql`INSERT INTO sqlite_sequence (name, seq) SELECT ${table}, 0
+            WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = ${table})`.execute(db);
+  await sql`UPDATE sqlite_sequence SET seq = MAX(seq, ${atLeast}) WHERE name = ${table}`.execute(db);
+}

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { copyFileSync, createReadStream, existsSync, linkSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, createReadStream, linkSync, mkdirSync, renameSync, rmSync, type Stats, statSync } from 'node:fs';
 import path from 'node:path';
 import { encodeEnigmaPasswordHash } from '../auth/enigma-password.js';
 import type { Database } from '../db/database.js';
@@ -8,11 +8,13 @@ import { usernameKey } from '../users/username.js';
 import { createEnigmaImportStore, type ImportedMessageRow } from './enigma-import-store.js';
 import {
   enigmaPasswordOf,
+  hasNul,
   importedFile,
   importedUser,
   messageExtras,
   type Skipped,
   utcTimestamp,
+  withoutNul,
 } from './enigma-mapping.js';
 import type { EnigmaSource } from './enigma-source.js';
 
@@ -88,6 +90,9 @@ function createTally() {
 
 type Tally = ReturnType<typeof createTally>;
 
+/** What the import says when it removes U+0000, which PostgreSQL refuses in text. */
+const NUL_NOTE = 'NUL characters in its text: removed';
+
 /** SHA-256 of a file, streamed. */
 async function sha256Of(file: string): Promise<string> {
   const hash = createHash('sha256');
@@ -115,8 +120,20 @@ export async function importEnigmaBoard(
   const store = database ? createEnigmaImportStore(database) : null;
   const progress = (kind: ImportKind, done: number, total: number) => options.onProgress?.({ kind, done, total });
 
-  // Users and their groups.
   const users = source.users();
+  const keys = source.apiKeys();
+  const files = source.files();
+  // First of all, the counters move past every id ENiGMA½ gave: a post, sign-up or upload made
+  // on the board while (or after) importing never takes an id the import is about to keep.
+  const maxId = (ids: readonly number[]) => ids.reduce((max, id) => Math.max(max, id), 0);
+  await store?.advanceIdCounters({
+    users: maxId(users.map((user) => user.id)),
+    messages: source.maxMessageId(),
+    files: maxId(files.map((file) => file.id)),
+    apiKeys: maxId(keys.map((key) => key.id)),
+  });
+
+  // Users and their groups.
   tally.counts.users.found = users.length;
   // baud tells names apart without letter case; ENiGMA½ may hold two that differ only in case.
   const takenNames = new Set<string>();
@@ -130,6 +147,7 @@ export async function importEnigmaBoard(
     return false;
   });
   const rows = distinctUsers.map((user) => {
+    if (hasNul(user.userName, ...user.properties.values())) tally.note('users', NUL_NOTE);
     const password = enigmaPasswordOf(user);
     let passwordHash = '!no-password';
     try {
@@ -143,22 +161,30 @@ export async function importEnigmaBoard(
       tally.note('users', 'not active in ENiGMA½ (disabled, inactive or locked): locked out');
     return { user: row, passwordHash, groups: user.groups };
   });
+  // Keys and posts attach only to the accounts that are these ENiGMA½ users, never to another
+  // account that took an id or a name on the board between runs.
+  let userIds: ReadonlySet<number> = new Set(rows.map(({ user }) => user.id));
   if (store) {
-    const added = await store.insertUsers(rows);
-    tally.counts.users.imported = added;
-    tally.counts.users.alreadyThere = rows.length - added;
+    const inserted = await store.insertUsers(rows);
+    tally.counts.users.imported = inserted.added;
+    tally.counts.users.alreadyThere = inserted.alreadyThere;
+    if (inserted.idTaken > 0) tally.skip('users', 'its id belongs to another account on the board', inserted.idTaken);
+    if (inserted.nameTaken > 0)
+      tally.skip('users', 'its name belongs to another account on the board', inserted.nameTaken);
+    userIds = inserted.ownIds;
+  } else {
+    tally.counts.users.imported = rows.length;
   }
   progress('users', users.length, users.length);
-  const userIds = store ? await store.userIds() : new Set(users.map((user) => user.id));
 
   // API keys, by their hash (baud hashes keys the same way: SHA-256 of the raw key).
-  const keys = source.apiKeys();
   tally.counts.apiKeys.found = keys.length;
   const keyRows = keys.flatMap((key) => {
     if (!userIds.has(key.userId)) {
       tally.skip('apiKeys', 'its user is not on the board');
       return [];
     }
+    if (hasNul(key.label)) tally.note('apiKeys', NUL_NOTE);
     const scope = ['read', 'write', 'read,write'].includes(key.scope) ? key.scope : 'read';
     if (scope !== key.scope) tally.note('apiKeys', `unknown scope "${key.scope}": imported as read-only`);
     const createdAt = utcTimestamp(key.createdAt) ?? importedAt;
@@ -166,7 +192,7 @@ export async function importEnigmaBoard(
       {
         id: key.id,
         userId: key.userId,
-        label: key.label.slice(0, 128),
+        label: withoutNul(key.label).slice(0, 128),
         scope,
         keyHash: key.keyHash.toLowerCase(),
         createdAt,
@@ -177,31 +203,46 @@ export async function importEnigmaBoard(
     ];
   });
   if (store) {
-    const added = await store.insertApiKeys(keyRows);
-    tally.counts.apiKeys.imported = added;
-    tally.counts.apiKeys.alreadyThere = keyRows.length - added;
+    const inserted = await store.insertApiKeys(keyRows);
+    tally.counts.apiKeys.imported = inserted.added;
+    tally.counts.apiKeys.alreadyThere = keyRows.length - inserted.added - inserted.idTaken;
+    if (inserted.idTaken > 0) tally.skip('apiKeys', 'its id belongs to another API key on the board', inserted.idTaken);
+  } else {
+    tally.counts.apiKeys.imported = keyRows.length;
   }
   progress('apiKeys', keys.length, keys.length);
 
   await importMessages(source, store, tally, userIds, options, progress);
-  await importFiles(source, store, tally, userIds, options, importedAt, progress);
+  await importFiles(source, files, store, tally, userIds, options, importedAt, progress);
 
   // Last callers: ENiGMA½'s login history.
   const logins = source.logins().filter((login) => userIds.has(login.userId));
   tally.counts.calls.found = logins.length;
-  if (store) {
-    const calls = logins.flatMap((login) => {
-      const calledAt = utcTimestamp(login.timestamp);
-      return calledAt ? [{ userId: login.userId, calledAt }] : [];
-    });
+  const calls = logins.flatMap((login) => {
+    const calledAt = utcTimestamp(login.timestamp);
+    return calledAt ? [{ userId: login.userId, calledAt }] : [];
+  });
+  if (!store) tally.counts.calls.imported = calls.length;
+  else {
     const added = await store.insertCalls(calls);
     tally.counts.calls.imported = added;
     tally.counts.calls.alreadyThere = calls.length - added;
   }
 
   // New-scan pointers.
-  const pointers = source.pointers().filter((pointer) => userIds.has(pointer.userId));
-  tally.counts.pointers.found = pointers.length;
+  // Only for areas baud serves: a pointer into private mail or a forgotten area means nothing.
+  const servedAreas = source.messageAreaTags();
+  const allPointers = source.pointers().filter((pointer) => userIds.has(pointer.userId));
+  const pointers = allPointers.filter((pointer) => servedAreas.has(pointer.areaTag));
+  if (pointers.length < allPointers.length) {
+    tally.skip(
+      'pointers',
+      'in an area baud does not serve (private mail, or not in the configuration)',
+      allPointers.length - pointers.length,
+    );
+  }
+  tally.counts.pointers.found = allPointers.length;
+  tally.counts.pointers.imported = pointers.length;
   if (store) {
     await store.insertPointers(
       pointers.map((pointer) => ({
@@ -211,8 +252,7 @@ export async function importEnigmaBoard(
         updatedAt: importedAt,
       })),
     );
-    tally.counts.pointers.imported = pointers.length;
-    await store.recountAreas();
+    await store.recountAreas([...servedAreas]);
     await store.advanceIdCounters();
     await store.analyze();
   }
@@ -240,17 +280,28 @@ async function importMessages(
   for (const batch of source.messageBatches(options.batchSize ?? 5000)) {
     const first = batch[0]?.id ?? 0;
     const last = batch[batch.length - 1]?.id ?? 0;
-    const existing = store ? await store.existingMessageIds(first, last) : new Set<number>();
-    const fresh = batch.filter((message) => !existing.has(message.id));
-    tally.counts.messages.alreadyThere += batch.length - fresh.length;
-    // Parents stored by earlier batches or runs; parents in this batch are placed as we go.
-    const earlierParents = store
-      ? await store.threadPlacesOf(
-          fresh.flatMap((message) =>
-            message.replyToMessageId !== null && message.replyToMessageId < first ? [message.replyToMessageId] : [],
+    const existing = store ? await store.existingMessageUuids(first, last) : new Map<number, string>();
+    const fresh = batch.filter((message) => {
+      const storedUuid = existing.get(message.id);
+      if (storedUuid === undefined) return true;
+      if (storedUuid === message.uuid.toLowerCase()) tally.counts.messages.alreadyThere += 1;
+      else tally.skip('messages', 'its id belongs to another message on the board');
+      return false;
+    });
+    // Every parent this batch does not place is looked up with its area, whether an earlier
+    // batch or an earlier run stored it, so the other-area rule below applies to it as well.
+    const placedHere = new Set(fresh.map((message) => message.id));
+    const storedParents = store
+      ? await store.threadPlacesOf([
+          ...new Set(
+            fresh.flatMap((message) =>
+              message.replyToMessageId !== null && !placedHere.has(message.replyToMessageId)
+                ? [message.replyToMessageId]
+                : [],
+            ),
           ),
-        )
-      : new Map<number, ThreadPlace>();
+        ])
+      : new Map<number, ThreadPlace & { areaTag: string }>();
     const placed = new Map<number, ThreadPlace & { areaTag: string }>();
     const rows: ImportedMessageRow[] = [];
     for (const message of fresh) {
@@ -266,10 +317,12 @@ async function importMessages(
         continue;
       }
       let parentId = message.replyToMessageId;
-      let parent: (ThreadPlace & { areaTag?: string }) | undefined;
+      let parent: (ThreadPlace & { areaTag: string }) | undefined;
       if (parentId !== null) {
-        parent = placed.get(parentId) ?? earlierParents.get(parentId);
-        const inOtherArea = parent?.areaTag !== undefined && parent.areaTag !== message.areaTag;
+        parent = placed.get(parentId) ?? storedParents.get(parentId);
+        // Threads are listed by their root alone: a reply joining a thread of another area
+        // (private mail, a restricted area) would show that thread to the reply's readers.
+        const inOtherArea = parent !== undefined && parent.areaTag !== message.areaTag;
         if (!parent || parentId >= message.id || inOtherArea) {
           tally.note(
             'messages',
@@ -279,6 +332,8 @@ async function importMessages(
           parent = undefined;
         }
       }
+      if (hasNul(message.subject, message.body, message.fromUserName, message.toUserName))
+        tally.note('messages', NUL_NOTE);
       const place = threadPlaceOf(message.id, parent ?? null);
       placed.set(message.id, { ...place, areaTag: message.areaTag });
       rows.push({
@@ -287,10 +342,10 @@ async function importMessages(
         areaTag: message.areaTag,
         replyToMessageId: parentId,
         fromUserId: extras.fromUserId,
-        fromUserName: message.fromUserName,
-        toUserName: message.toUserName,
-        subject: message.subject,
-        body: message.body,
+        fromUserName: withoutNul(message.fromUserName),
+        toUserName: withoutNul(message.toUserName),
+        subject: withoutNul(message.subject),
+        body: withoutNul(message.body),
         timestamp,
         network: JSON.stringify(extras.network),
         ...place,
@@ -305,6 +360,7 @@ async function importMessages(
 
 async function importFiles(
   source: EnigmaSource,
+  files: ReturnType<EnigmaSource['files']>,
   store: ReturnType<typeof createEnigmaImportStore> | null,
   tally: Tally,
   userIds: ReadonlySet<number>,
@@ -312,9 +368,10 @@ async function importFiles(
   importedAt: string,
   progress: (kind: ImportKind, done: number, total: number) => void,
 ): Promise<void> {
-  const files = source.files();
   tally.counts.files.found = files.length;
   const fileAreas = source.fileAreaTags();
+  // The bytes each area holds (stored, or imported by this run): baud keeps one copy per area.
+  const contents = store ? await store.fileContents() : new Map<string, Set<string>>();
   let done = 0;
   for (const file of files) {
     done += 1;
@@ -323,44 +380,89 @@ async function importFiles(
       tally.skip('files', `file area "${file.areaTag}" is not in ENiGMA½'s configuration`);
       continue;
     }
+    if (hasNul(file.fileName, file.desc, file.descLong, ...file.hashTags)) tally.note('files', NUL_NOTE);
     const record = importedFile(file, userIds, importedAt);
-    const from = source.storageDirectory(file.storageTag);
     const to = options.storageDirectories[file.storageTag];
-    const sourcePath = from ? path.join(from, file.storageRelPath ?? '', file.fileName) : null;
-    if (!sourcePath || !to || !existsSync(sourcePath)) {
-      tally.skip('files', `its bytes are not in the ENiGMA½ file base (storage tag "${file.storageTag}")`);
+    const found = bytesOf(source.storageDirectory(file.storageTag), file);
+    if (!to || 'skipped' in found) {
+      tally.skip(
+        'files',
+        'skipped' in found
+          ? found.skipped
+          : `its bytes are not in the ENiGMA½ file base (storage tag "${file.storageTag}")`,
+      );
       continue;
     }
     if (store && (await store.fileExists(file.id))) {
       tally.counts.files.alreadyThere += 1;
       continue;
     }
-    const twin = store ? await store.fileWithContent(record.areaTag, record.sha256) : null;
-    if (twin !== null) {
+    const areaContents = contents.get(record.areaTag) ?? new Set<string>();
+    contents.set(record.areaTag, areaContents);
+    if (areaContents.has(record.sha256)) {
       tally.skip('files', 'same content as another file of its area (baud keeps one copy per area)');
       continue;
     }
-    const byteSize = statSync(sourcePath).size;
     if (store) {
       const target = path.join(to, String(file.id));
       const staging = path.join(to, `.incoming`, `enigma-${file.id}-${process.pid}`);
-      mkdirSync(path.dirname(staging), { recursive: true });
-      await store.insertFile({ ...record, byteSize }, async () => {
-        try {
-          placeBytes(sourcePath, staging, options.link, tally);
-          const actual = await sha256Of(staging);
-          if (actual !== record.sha256)
-            tally.note('files', 'bytes differ from the SHA-256 ENiGMA½ recorded: imported as they are');
-          renameSync(staging, target);
-        } catch (error) {
-          rmSync(staging, { force: true });
-          throw error;
-        }
-      });
+      try {
+        mkdirSync(path.dirname(staging), { recursive: true });
+        const storedName = await store.insertFile({ ...record, byteSize: found.stats.size }, async () => {
+          try {
+            placeBytes(found.path, staging, options.link, tally);
+            const actual = await sha256Of(staging);
+            if (actual !== record.sha256)
+              tally.note('files', 'bytes differ from the SHA-256 ENiGMA½ recorded: imported as they are');
+            renameSync(staging, target);
+          } catch (error) {
+            rmSync(staging, { force: true });
+            throw error;
+          }
+        });
+        if (storedName !== record.fileName)
+          tally.note('files', 'the name of another file of its area: stored with a " (n)" suffix');
+      } catch (error) {
+        // One unreadable or unplaceable file is reported, and the others still move.
+        const code = (error as NodeJS.ErrnoException).code;
+        if (typeof code !== 'string' || !code.startsWith('E')) throw error;
+        tally.skip('files', `its bytes could not be placed: ${code}`);
+        continue;
+      }
     }
+    areaContents.add(record.sha256);
     tally.counts.files.imported += 1;
   }
   progress('files', files.length, files.length);
+}
+
+/**
+ * Where a file's bytes are in ENiGMA½'s file base. The path comes from the source's database
+ * (`storage_tag_rel_path`, `file_name`): one holding `..` or an absolute path must not copy or
+ * link any other file of the host, so it has to stay inside the storage directory and be a
+ * regular file.
+ */
+function bytesOf(
+  storageDirectory: string | null,
+  file: { storageTag: string; storageRelPath: string | null; fileName: string },
+): { path: string; stats: Stats } | { skipped: string } {
+  if (!storageDirectory)
+    return { skipped: `its bytes are not in the ENiGMA½ file base (storage tag "${file.storageTag}")` };
+  const resolved = path.resolve(storageDirectory, file.storageRelPath ?? '', file.fileName);
+  const relative = path.relative(storageDirectory, resolved);
+  if (relative === '..' || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative))
+    return { skipped: 'its path leads outside its storage directory' };
+  let stats: Stats;
+  try {
+    stats = statSync(resolved);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'unknown error';
+    return code === 'ENOENT' || code === 'ENOTDIR'
+      ? { skipped: `its bytes are not in the ENiGMA½ file base (storage tag "${file.storageTag}")` }
+      : { skipped: `its bytes could not be read: ${code}` };
+  }
+  if (!stats.isFile()) return { skipped: 'its path is not a regular file' };
+  return { path: resolved, stats };
 }
 
 /** A hard link when asked for and possible (same file system), else a copy. */

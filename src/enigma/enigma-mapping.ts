@@ -1,5 +1,6 @@
 import { TAG_PATTERN } from '../config/config-schema.js';
 import type { UserRow } from '../db/schema.js';
+import { sanitizeFileName } from '../files/file-name.js';
 import type { MessageNetwork } from '../messages/message-network.js';
 import type { EnigmaConfig, EnigmaFile, EnigmaMessageMeta, EnigmaUser } from './enigma-source.js';
 
@@ -26,6 +27,13 @@ function valueAt(source: unknown, ...keys: string[]): unknown {
 }
 
 const text = (value: unknown, fallback = ''): string => (typeof value === 'string' ? value : fallback);
+
+/** PostgreSQL refuses U+0000 in text, and SQLite cuts some functions short at it: it is removed everywhere. */
+export const withoutNul = (value: string): string => value.replaceAll('\u0000', '');
+
+/** Whether any of these texts holds U+0000 (the import reports what it removed). */
+export const hasNul = (...values: ReadonlyArray<string | null | undefined>): boolean =>
+  values.some((value) => value?.includes('\u0000') ?? false);
 
 /** ENiGMA½ orders by `sort`, then by tag; baud keeps the file's order. */
 function sortedEntries(record: Record<string, unknown>): Array<[string, Record<string, unknown>]> {
@@ -201,9 +209,13 @@ export function utcTimestamp(value: string | undefined | null): string | null {
   return Number.isNaN(millis) ? null : new Date(millis).toISOString();
 }
 
-const wholeNumber = (value: string | undefined): number => {
+/** The largest value of a PostgreSQL `integer` column. */
+const MAX_INTEGER = 2 ** 31 - 1;
+
+/** A count as ENiGMA½ writes it (text, sometimes "5.0"), clamped to what the column holds. */
+const wholeNumber = (value: string | undefined, max = MAX_INTEGER): number => {
   const parsed = Number.parseFloat(value ?? '');
-  return Number.isFinite(parsed) && parsed > 0 ? Math.round(parsed) : 0;
+  return Number.isFinite(parsed) && parsed > 0 ? Math.min(Math.round(parsed), max) : 0;
 };
 
 /** ENiGMA½'s stored password: salt, derived key and parameters (legacy: none, meaning sha1/1000/128). */
@@ -240,12 +252,14 @@ export type ImportedUser = Omit<UserRow, 'usernameKey' | 'passwordHash' | 'crede
  * `properties` as `enigma.<name>`, so nothing is lost and a sysop can still read them.
  */
 export function importedUser(user: EnigmaUser, importedAt: string): ImportedUser {
-  const props = user.properties;
+  const props = new Map([...user.properties].map(([name, value]) => [name, withoutNul(value)]));
   const profile = (name: keyof typeof PROFILE_COLUMNS) => {
     const value = props.get(name)?.trim();
     return value ? value : null;
   };
-  const counter = (name: keyof typeof COUNTER_COLUMNS) => wholeNumber(props.get(name));
+  // Byte totals are `bigint` columns; every other counter is an `integer`.
+  const counter = (name: keyof typeof COUNTER_COLUMNS) =>
+    wholeNumber(props.get(name), name.endsWith('_bytes') ? Number.MAX_SAFE_INTEGER : MAX_INTEGER);
   const kept: Record<string, string> = {};
   for (const [name, value] of props) {
     if (!HANDLED_PROPERTIES.has(name)) kept[`enigma.${name}`] = value;
@@ -254,7 +268,7 @@ export function importedUser(user: EnigmaUser, importedAt: string): ImportedUser
   if (status !== ACTIVE) kept['enigma.account_status'] = status;
   return {
     id: user.id,
-    username: user.userName,
+    username: withoutNul(user.userName),
     emailAddress: profile('email_address'),
     realName: profile('real_name'),
     location: profile('location'),
@@ -322,8 +336,8 @@ export function messageExtras(meta: readonly EnigmaMessageMeta[], knownUserIds: 
   for (const [key, values] of byKey) {
     const single = FTN_STRINGS[key];
     const list = FTN_LISTS[key];
-    if (single) network[single] = values[0];
-    else if (list) network[list] = values;
+    if (single) network[single] = withoutNul(values[0] ?? '');
+    else if (list) network[list] = values.map(withoutNul);
     else if (!SYSTEM_HANDLED.has(key)) unmapped.push(key.replace(':', ' '));
   }
   if (byKey.has('FtnProperty:ftn_area') || byKey.has('System:external_flavor')) {
@@ -366,16 +380,17 @@ export function importedFile(file: EnigmaFile, knownUserIds: ReadonlySet<number>
     id: file.id,
     areaTag: file.areaTag,
     storageTag: file.storageTag,
-    fileName: file.fileName,
-    desc: file.desc,
-    descLong: file.descLong,
+    // A name only shown and sent on download: the upload's rules (base name, no controls, ≤ 255 bytes).
+    fileName: sanitizeFileName(file.fileName),
+    desc: withoutNul(file.desc),
+    descLong: withoutNul(file.descLong),
     sha256: file.sha256.toLowerCase(),
     uploadTimestamp: utcTimestamp(file.uploadTimestamp) ?? importedAt,
     uploadByUserId: Number.isSafeInteger(uploader) && knownUserIds.has(uploader) ? uploader : null,
     // ENiGMA½ writes the count as text, sometimes as a float ("5.0").
     dlCount: wholeNumber(file.meta.get('dl_count')),
-    archiveType: file.meta.get('archive_type') ?? null,
-    hashTags: file.hashTags,
+    archiveType: file.meta.has('archive_type') ? withoutNul(file.meta.get('archive_type') ?? '') : null,
+    hashTags: file.hashTags.map(withoutNul),
     estReleaseYear: Number.isInteger(year) && year > 0 ? year : null,
   };
 }

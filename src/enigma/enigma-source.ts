@@ -229,6 +229,14 @@ export class EnigmaSource {
     }));
   }
 
+  /** The highest message id (0 without messages): baud's counter moves past it before importing. */
+  maxMessageId(): number {
+    const row = this.databases.message.prepare('SELECT MAX(message_id) AS id FROM message').get() as {
+      id: number | null;
+    };
+    return row.id ?? 0;
+  }
+
   messageCount(): number {
     return (this.databases.message.prepare('SELECT COUNT(*) AS n FROM message').get() as { n: number }).n;
   }

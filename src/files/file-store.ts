@@ -105,6 +105,21 @@ function parseHashTags(json: string): string[] {
   }
 }
 
+/** `fileName`, or the first ` (n)` variant of it no file of the area has (the upload and the ENiGMA½ import share it). */
+export async function freeFileName(trx: Executor, areaTag: string, fileName: string): Promise<string> {
+  for (let n = 1; n <= MAX_CLASH_SUFFIX; n += 1) {
+    const candidate = n === 1 ? fileName : withClashSuffix(fileName, n);
+    const taken = await trx
+      .selectFrom('files')
+      .select('id')
+      .where('areaTag', '=', areaTag)
+      .where('fileName', '=', candidate)
+      .executeTakeFirst();
+    if (!taken) return candidate;
+  }
+  throw new ConflictError(`Too many files named "${fileName}" in file area "${areaTag}".`);
+}
+
 /**
  * The queries of the file base. Every write that touches counters is one transaction; the
  * uploader's and downloader's counters are the users domain's, written through `users` in it.
@@ -124,20 +139,6 @@ export function createFileStore(database: Pick<Database, 'db' | 'dialect'>, user
   async function findFile(executor: Executor, fileId: number): Promise<StoredFile | null> {
     const row = await selectFiles(executor).where('files.id', '=', fileId).executeTakeFirst();
     return row ? toStoredFile(row) : null;
-  }
-
-  async function freeFileName(trx: Executor, areaTag: string, fileName: string): Promise<string> {
-    for (let n = 1; n <= MAX_CLASH_SUFFIX; n += 1) {
-      const candidate = n === 1 ? fileName : withClashSuffix(fileName, n);
-      const taken = await trx
-        .selectFrom('files')
-        .select('id')
-        .where('areaTag', '=', areaTag)
-        .where('fileName', '=', candidate)
-        .executeTakeFirst();
-      if (!taken) return candidate;
-    }
-    throw new ConflictError(`Too many files named "${fileName}" in file area "${areaTag}".`);
   }
 
   /**

@@ -268,14 +268,19 @@ type PreparedMessageQueries = ReturnType<typeof prepareMessageQueries>;
 
 /** `written` is called after every write, so remembered reads go stale (see createMessageStore). */
 /** Where the given messages sit in their threads, by id (the parents of replies about to be stored). */
-export async function threadPlacesOf(db: Executor, messageIds: readonly number[]): Promise<Map<number, ThreadPlace>> {
+export async function threadPlacesOf(
+  db: Executor,
+  messageIds: readonly number[],
+): Promise<Map<number, ThreadPlace & { areaTag: string }>> {
   if (messageIds.length === 0) return new Map();
   const rows = await db
     .selectFrom('messages')
-    .select(['id', 'threadRootId', 'threadPath'])
+    .select(['id', 'threadRootId', 'threadPath', 'areaTag'])
     .where('id', 'in', [...messageIds])
     .execute();
-  return new Map(rows.map((row) => [row.id, { threadRootId: row.threadRootId, threadPath: row.threadPath }]));
+  return new Map(
+    rows.map((row) => [row.id, { threadRootId: row.threadRootId, threadPath: row.threadPath, areaTag: row.areaTag }]),
+  );
 }
 
 function messageQueries(db: Executor, dialect: Dialect, prepared: PreparedMessageQueries, written: () => void) {

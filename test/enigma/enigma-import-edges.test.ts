@@ -1,4 +1,5 @@
-import { cpSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -7,6 +8,7 @@ import { type Database as BaudDatabase, migrateToLatest, openDatabase } from '..
 import { importEnigmaBoard } from '../../src/enigma/enigma-import.js';
 import { EnigmaSource } from '../../src/enigma/enigma-source.js';
 import { ENIGMA_FIXTURE } from '../support/enigma-synthetic.js';
+import { describeEachDialect, dropSchema, POSTGRES_URL } from '../support/test-board.js';
 
 /** Issue 21: what the import does with rows baud cannot serve as they are — reported, never dropped silently. */
 describe('baud import enigma, odd rows', () => {
@@ -117,5 +119,362 @@ describe('baud import enigma, odd rows', () => {
     } finally {
       await linked.close();
     }
+  });
+});
+
+/** Review of `baud import enigma`: sources that must never leak, escape, crash or mix up accounts. */
+describeEachDialect('baud import enigma, hostile and awkward sources', (dialect) => {
+  let dir: string;
+  const schemas: string[] = [];
+  const opened: Array<{ close(): unknown }> = [];
+
+  beforeAll(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'baud-enigma-hostile-'));
+  });
+  afterAll(async () => {
+    for (const thing of opened.reverse()) await thing.close();
+    for (const schema of schemas) await dropSchema(schema);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** A copy of the fixture with `change` applied to its databases, opened as a source. */
+  function sourceCopy(
+    name: string,
+    change: (db: Record<'user' | 'message' | 'file' | 'system', Database.Database>) => void,
+  ) {
+    const board = path.join(dir, name, 'enigma');
+    cpSync(ENIGMA_FIXTURE, board, { recursive: true });
+    const dbs = {
+      user: new Database(path.join(board, 'db', 'user.sqlite3')),
+      message: new Database(path.join(board, 'db', 'message.sqlite3')),
+      file: new Database(path.join(board, 'db', 'file.sqlite3')),
+      system: new Database(path.join(board, 'db', 'system.sqlite3')),
+    };
+    try {
+      change(dbs);
+    } finally {
+      for (const db of Object.values(dbs)) db.close();
+    }
+    const source = EnigmaSource.open(board);
+    opened.push(source);
+    return source;
+  }
+
+  async function freshDatabase(): Promise<BaudDatabase> {
+    let url = 'sqlite::memory:';
+    if (dialect === 'postgres') {
+      const schema = `baud_test_${randomBytes(6).toString('hex')}`;
+      schemas.push(schema);
+      url = `${POSTGRES_URL}?schema=${schema}`;
+    }
+    const database = await openDatabase(url);
+    opened.push(database);
+    await migrateToLatest(database);
+    return database;
+  }
+
+  function storageOf(name: string) {
+    const storage = { pub_files: path.join(dir, name, 'pub'), member_uploads: path.join(dir, name, 'members') };
+    for (const directory of Object.values(storage)) mkdirSync(directory, { recursive: true });
+    return storage;
+  }
+
+  const run = (source: EnigmaSource, database: BaudDatabase, name: string, batchSize?: number) =>
+    importEnigmaBoard(source, database, { dryRun: false, link: false, storageDirectories: storageOf(name), batchSize });
+
+  const insertMessage = (id: number, areaTag: string, replyTo: number, subject = `Message ${id}`) =>
+    `INSERT INTO message (message_id, area_tag, message_uuid, reply_to_message_id, to_user_name, from_user_name,
+       subject, message, modified_timestamp) VALUES (${id}, '${areaTag}', '9b1a4c3e-0000-4000-8000-${String(id).padStart(12, '0')}',
+       ${replyTo}, 'All', 'sysop', '${subject}', 'Body of ${id}.', '2026-11-20T10:00:00.000+00:00')`;
+  const THREAD_NOTE = {
+    kind: 'messages',
+    reason: 'replies to a message that is missing or in another area: kept as a thread of its own',
+  };
+
+  it('starts a thread of its own for a reply whose parent, batches back, is private mail or in another area', async () => {
+    const source = sourceCopy('cross-area', (db) => {
+      db.message.prepare(insertMessage(9101, 'pub_small', 2169)).run(); // 2169: private mail
+      db.message.prepare(insertMessage(9102, 'pub_small', 2106)).run(); // 2106: pub_secret_stuff
+    });
+    const database = await freshDatabase();
+    const summary = await run(source, database, 'cross-area', 2);
+    const replies = await database.db
+      .selectFrom('messages')
+      .select(['id', 'replyToMessageId', 'threadRootId'])
+      .where('id', 'in', [9101, 9102])
+      .orderBy('id')
+      .execute();
+    expect(replies).toEqual([
+      { id: 9101, replyToMessageId: null, threadRootId: 9101 },
+      { id: 9102, replyToMessageId: null, threadRootId: 9102 },
+    ]);
+    expect(summary.skipped).toContainEqual({ ...THREAD_NOTE, count: 2 });
+  });
+
+  it('places a new reply under its parent stored by an earlier run, in the same batch window', async () => {
+    const database = await freshDatabase();
+    await run(
+      sourceCopy('rerun-1', () => {}),
+      database,
+      'rerun',
+    );
+    const source = sourceCopy('rerun-2', (db) => db.message.prepare(insertMessage(2183, 'pub_small', 2101)).run());
+    const summary = await run(source, database, 'rerun');
+    expect(summary.counts.messages).toMatchObject({ imported: 1, alreadyThere: 2182 });
+    const reply = await database.db
+      .selectFrom('messages')
+      .select(['replyToMessageId', 'threadRootId'])
+      .where('id', '=', 2183)
+      .executeTakeFirstOrThrow();
+    const parent = await database.db
+      .selectFrom('messages')
+      .select('threadRootId')
+      .where('id', '=', 2101)
+      .executeTakeFirstOrThrow();
+    expect(reply).toEqual({ replyToMessageId: 2101, threadRootId: parent.threadRootId });
+  });
+
+  it('never reads a file outside its storage directory, or a directory, and goes on after one that fails', async () => {
+    const secret = path.join(dir, 'host-secret.txt');
+    writeFileSync(secret, 'the host’s secret');
+    const source = sourceCopy('escape', (db) => {
+      const copy = (id: number, relPath: string | null, fileName: string) =>
+        db.file
+          .prepare(
+            `INSERT INTO file (file_id, area_tag, file_sha256, file_name, storage_tag, storage_tag_rel_path, desc, desc_long, upload_timestamp)
+             SELECT ?, area_tag, ?, ?, storage_tag, ?, desc, desc_long, upload_timestamp FROM file WHERE file_id = 26`,
+          )
+          .run(id, `${'0'.repeat(60)}${id}`, fileName, relPath);
+      copy(901, '../../..', 'host-secret.txt');
+      copy(902, null, secret);
+      copy(903, null, '../../../host-secret.txt');
+      copy(904, null, '');
+    });
+    const database = await freshDatabase();
+    const storage = storageOf('escape');
+    // A leftover directory where file 24's bytes go: placing them fails, for that file only.
+    mkdirSync(path.join(storage.pub_files, '24', 'leftover'), { recursive: true });
+    const summary = await importEnigmaBoard(source, database, {
+      dryRun: false,
+      link: false,
+      storageDirectories: storage,
+    });
+    expect(summary.counts.files).toMatchObject({ found: 35, imported: 29, skipped: 6 });
+    expect(summary.skipped).toContainEqual({
+      kind: 'files',
+      reason: 'its path leads outside its storage directory',
+      count: 3,
+    });
+    expect(summary.skipped).toContainEqual({ kind: 'files', reason: 'its path is not a regular file', count: 1 });
+    expect(summary.skipped).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          kind: 'files',
+          reason: expect.stringMatching(/^its bytes could not be placed: E[A-Z]+$/),
+        }),
+      ]),
+    );
+    const stored = await database.db
+      .selectFrom('files')
+      .select('id')
+      .where('id', 'in', [24, 901, 902, 903, 904])
+      .execute();
+    expect(stored).toEqual([]);
+  });
+
+  it('stores a safe file name, and a second file of the same name in an area under a free one', async () => {
+    const source = sourceCopy('names', (db) => {
+      const copy = (id: number, relPath: string | null, fileName: string) =>
+        db.file
+          .prepare(
+            `INSERT INTO file (file_id, area_tag, file_sha256, file_name, storage_tag, storage_tag_rel_path, desc, desc_long, upload_timestamp)
+             SELECT ?, area_tag, ?, ?, storage_tag, ?, desc, desc_long, upload_timestamp FROM file WHERE file_id = 26`,
+          )
+          .run(id, `${'0'.repeat(60)}${id}`, fileName, relPath);
+      copy(905, 'more', 'bbs-etiquette.txt');
+      copy(906, 'more', 'evil\u202Etxt.exe');
+    });
+    mkdirSync(path.join(source.dir, 'file_base', 'pub_files', 'more'));
+    writeFileSync(path.join(source.dir, 'file_base', 'pub_files', 'more', 'bbs-etiquette.txt'), 'other rules');
+    writeFileSync(path.join(source.dir, 'file_base', 'pub_files', 'more', 'evil\u202Etxt.exe'), 'not a text');
+    const database = await freshDatabase();
+    const summary = await run(source, database, 'names');
+    expect(summary.counts.files).toMatchObject({ found: 33, imported: 32 });
+    const names = await database.db
+      .selectFrom('files')
+      .select(['id', 'fileName'])
+      .where('id', 'in', [26, 905, 906])
+      .orderBy('id')
+      .execute();
+    expect(names).toEqual([
+      { id: 26, fileName: 'bbs-etiquette.txt' },
+      { id: 905, fileName: 'bbs-etiquette (2).txt' },
+      { id: 906, fileName: 'eviltxt.exe' },
+    ]);
+    expect(summary.skipped).toContainEqual({
+      kind: 'files',
+      reason: 'the name of another file of its area: stored with a " (n)" suffix',
+      count: 1,
+    });
+  });
+
+  it('strips NUL from text, clamps huge counters and inserts 17,500 logins', async () => {
+    const source = sourceCopy('crash', (db) => {
+      db.message.prepare(insertMessage(9201, 'pub_small', 0)).run();
+      db.message.prepare('UPDATE message SET subject = ? WHERE message_id = 9201').run('Nul\u0000here');
+      db.user
+        .prepare("DELETE FROM user_property WHERE user_id = 3 AND prop_name IN ('login_count', 'real_name')")
+        .run();
+      const property = db.user.prepare('INSERT INTO user_property (user_id, prop_name, prop_value) VALUES (3, ?, ?)');
+      property.run('login_count', '99999999999');
+      property.run('real_name', 'Bob\u0000Real');
+      const login = db.system.prepare(
+        "INSERT INTO system_event_log (timestamp, log_name, log_value) VALUES (?, 'user_login_history', '{\"userId\":1}')",
+      );
+      db.system.transaction(() => {
+        for (let n = 0; n < 17_500; n += 1) login.run(new Date(Date.UTC(2020, 0, 1) + n * 60_000).toISOString());
+      })();
+    });
+    const database = await freshDatabase();
+    const summary = await run(source, database, 'crash');
+    expect(summary.counts.calls).toMatchObject({ found: 17_508, imported: 17_508 });
+    const message = await database.db
+      .selectFrom('messages')
+      .select('subject')
+      .where('id', '=', 9201)
+      .executeTakeFirstOrThrow();
+    expect(message.subject).toBe('Nulhere');
+    const bob = await database.db
+      .selectFrom('users')
+      .select(['realName', 'loginCount'])
+      .where('id', '=', 3)
+      .executeTakeFirstOrThrow();
+    expect(bob).toEqual({ realName: 'BobReal', loginCount: 2 ** 31 - 1 });
+    expect(summary.skipped).toContainEqual({
+      kind: 'messages',
+      reason: 'NUL characters in its text: removed',
+      count: 1,
+    });
+  });
+
+  it('moves the id counters past the source’s ids first, so a post made while importing never takes one', async () => {
+    const source = sourceCopy('counters', (db) => db.message.prepare(insertMessage(9301, 'pub_small', 0)).run());
+    const database = await freshDatabase();
+    let walkIn: Promise<number> | undefined;
+    await importEnigmaBoard(source, database, {
+      dryRun: false,
+      link: false,
+      storageDirectories: storageOf('counters'),
+      batchSize: 1000,
+      onProgress: ({ kind, done }) => {
+        if (kind === 'messages' && done === 1000 && !walkIn) {
+          walkIn = database.db
+            .insertInto('users')
+            .values({
+              username: 'walkin',
+              usernameKey: 'walkin',
+              passwordHash: '!',
+              properties: '{}',
+              createdAt: '2026-11-24T12:00:00.000Z',
+              credentialsChangedAt: '2026-11-24T12:00:00.000Z',
+            })
+            .returning('id')
+            .executeTakeFirstOrThrow()
+            .then((row) => row.id);
+        }
+      },
+    });
+    expect(await walkIn).toBeGreaterThan(6);
+    const next = await database.db
+      .insertInto('messages')
+      .values({
+        uuid: '9b1a4c3e-0000-4000-8000-00000000ffff',
+        areaTag: 'pub_small',
+        replyToMessageId: null,
+        fromUserId: null,
+        fromUserName: 'walkin',
+        toUserName: 'All',
+        subject: 'Hi',
+        body: 'Hello',
+        timestamp: '2026-11-24T12:00:00.000Z',
+        threadRootId: 0,
+        threadPath: '',
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    expect(next.id).toBe(9302);
+  });
+
+  it('reports ids the board gave to its own users and posts between runs, and attaches nothing to them', async () => {
+    const database = await freshDatabase();
+    await run(
+      sourceCopy('served-1', () => {}),
+      database,
+      'served',
+    );
+    // The board is served: someone signs up (user 7) and posts (message 2183).
+    const mallory = await database.db
+      .insertInto('users')
+      .values({
+        username: 'mallory',
+        usernameKey: 'mallory',
+        passwordHash: '!',
+        properties: '{}',
+        createdAt: '2026-11-24T12:00:00.000Z',
+        credentialsChangedAt: '2026-11-24T12:00:00.000Z',
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    expect(mallory.id).toBe(7);
+    await database.db
+      .insertInto('messages')
+      .values({
+        id: 2183,
+        uuid: '9b1a4c3e-0000-4000-8000-00000000aaaa',
+        areaTag: 'pub_small',
+        replyToMessageId: null,
+        fromUserId: 7,
+        fromUserName: 'mallory',
+        toUserName: 'All',
+        subject: 'Mine',
+        body: 'My post',
+        timestamp: '2026-11-24T12:00:00.000Z',
+        threadRootId: 2183,
+        threadPath: '00000887',
+      })
+      .execute();
+    // Meanwhile ENiGMA½ went on too: frank (7) signs up, makes a key and posts 2183.
+    const source = sourceCopy('served-2', (db) => {
+      db.user.prepare("INSERT INTO user (id, user_name) VALUES (7, 'frank')").run();
+      db.user
+        .prepare(
+          `INSERT INTO api_keys (user_id, key_hash, label, scope, created_at, revoked) VALUES (7, ?, 'frank', 'read', '2026-11-24T12:00:00.000Z', 0)`,
+        )
+        .run('f'.repeat(64));
+      db.message.prepare(insertMessage(2183, 'pub_small', 0, 'Frank’s')).run();
+      db.message
+        .prepare(
+          "INSERT INTO message_meta (message_id, meta_category, meta_name, meta_value) VALUES (2183, 'System', 'local_from_user_id', '7')",
+        )
+        .run();
+    });
+    const summary = await run(source, database, 'served');
+    expect(summary.counts.users).toMatchObject({ imported: 0, alreadyThere: 6, skipped: 1 });
+    expect(summary.counts.apiKeys).toMatchObject({ imported: 0, skipped: 1 });
+    expect(summary.counts.messages).toMatchObject({ imported: 0, alreadyThere: 2182, skipped: 1 });
+    expect(summary.skipped).toEqual(
+      expect.arrayContaining([
+        { kind: 'users', reason: 'its id belongs to another account on the board', count: 1 },
+        { kind: 'apiKeys', reason: 'its user is not on the board', count: 1 },
+        { kind: 'messages', reason: 'its id belongs to another message on the board', count: 1 },
+      ]),
+    );
+    expect(await database.db.selectFrom('apiKeys').select('id').where('userId', '=', 7).execute()).toEqual([]);
+    const post = await database.db
+      .selectFrom('messages')
+      .select(['subject', 'fromUserId'])
+      .where('id', '=', 2183)
+      .executeTakeFirstOrThrow();
+    expect(post).toEqual({ subject: 'Mine', fromUserId: 7 });
   });
 });

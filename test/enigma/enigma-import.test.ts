@@ -118,10 +118,19 @@ describeEachDialect('baud import enigma', (dialect) => {
     const before = readFileSync(configPath, 'utf8');
     const dry = await baud('import', 'enigma', source, '--dry-run', '--json');
     expect(dry.code, dry.stderr).toBe(0);
-    const summary = JSON.parse(dry.stdout) as { dryRun: boolean; counts: Record<string, { found: number }> };
+    const summary = JSON.parse(dry.stdout) as {
+      dryRun: boolean;
+      counts: Record<string, { found: number; imported: number }>;
+    };
     expect(summary.dryRun).toBe(true);
     expect(summary.counts.messages?.found).toBe(2182);
     expect(summary.counts.users?.found).toBe(6);
+    // The same as the real run below imports.
+    expect(summary.counts.users).toMatchObject({ found: 6, imported: 6 });
+    expect(summary.counts.apiKeys).toMatchObject({ found: 11, imported: 11 });
+    expect(summary.counts.messages).toMatchObject({ found: 2182, imported: 2182 });
+    expect(summary.counts.files).toMatchObject({ found: 31, imported: 30, skipped: 1 });
+    expect(summary.counts.calls).toMatchObject({ found: 8, imported: 8 });
     expect(readFileSync(configPath, 'utf8')).toBe(before);
     if (dialect === 'sqlite') expect(existsSync(path.join(dir, 'board', 'baud.db'))).toBe(false);
   });
@@ -239,6 +248,9 @@ describeEachDialect('baud import enigma', (dialect) => {
       });
       expect(response.status).toBe(404);
     }
+    // Nor counted: the board's statistics hold the 2,177 served messages.
+    const stats = (await (await api('/system/stats')).json()) as { totalMessages: number };
+    expect(stats.totalMessages).toBe(2177);
     const search = await api('/messages/search?q=binkd', {
       headers: { authorization: `Bearer ${await tokenOf('alice')}` },
     });
