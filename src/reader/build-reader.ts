@@ -3,7 +3,6 @@ import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, gzipSync, constants as zlibConstants } from 'node:zlib';
-import { build } from 'esbuild';
 
 /** The package's root: this file is `src/reader/…` (tsx) or `dist/reader/…` (compiled) below it. */
 const PACKAGE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -32,6 +31,8 @@ export async function buildReader(outputDir = READER_OUTPUT_DIR): Promise<Reader
   const staging = `${outputDir}.${process.pid}.tmp`;
   rmSync(staging, { recursive: true, force: true });
   mkdirSync(staging, { recursive: true });
+  // Loaded only to build: a node that serves a built reader never needs esbuild in its memory.
+  const { build } = await import('esbuild');
   const result = await build({
     entryPoints: { app: path.join(READER_SOURCE_DIR, 'src', 'main.tsx') },
     outdir: path.join(staging, 'assets'),
