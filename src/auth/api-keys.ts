@@ -25,15 +25,21 @@ export function generateApiKeyValue(): string {
   return `${API_KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
 }
 
-export function looksLikeApiKey(value: string): boolean {
-  return value.startsWith(API_KEY_PREFIX);
-}
-
 /**
  * A key ENiGMA½ issued (`crypto.randomBytes(32).toString('hex')` in its core/rest/auth.js),
  * imported by its SHA-256 hash, which baud stores the same way.
  */
 const ENIGMA_KEY_PATTERN = /^[0-9a-f]{64}$/;
+
+/**
+ * Whether an `Authorization: Bearer` value is meant as an API key rather than an access token:
+ * baud's keys say so by their `baud_` prefix, imported ones by their shape (64 hex digits, which
+ * no access token has: a JWS in compact form carries two dots). Anything else is read as an
+ * access token, so a value of no key's shape never reaches the key store.
+ */
+export function looksLikeApiKey(value: string): boolean {
+  return value.startsWith(API_KEY_PREFIX) || ENIGMA_KEY_PATTERN.test(value);
+}
 
 /**
  * Whether `value` can be a key at all (anything else is not looked up): the exact shape of a

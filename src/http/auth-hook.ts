@@ -55,8 +55,9 @@ function assertCallerMay(board: Board, request: FastifyRequest, access: RouteAcc
 
 /**
  * The one place credentials are handled: resolves `request.caller` from `X-Baud-API-Key` (also
- * `X-Enigma-API-Key` under ENiGMA½'s prefix) or `Authorization: Bearer` (a `baud_` prefix marks an
- * API key, anything else is a JWT, as ENiGMA½ too reads a Bearer value), refuses
+ * `X-Enigma-API-Key` under ENiGMA½'s prefix) or `Authorization: Bearer` (under both prefixes, a
+ * value shaped like a key baud or ENiGMA½ issues is an API key, as spec 5.3 allows; anything else
+ * is a JWT), refuses
  * bad credentials with 401, key scopes that do not cover the method with 403, and routes whose
  * access rule the caller does not meet with 401.
  */

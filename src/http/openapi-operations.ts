@@ -53,7 +53,8 @@ export const SECURITY_SCHEMES = {
     type: 'http',
     scheme: 'bearer',
     bearerFormat: 'JWT',
-    description: 'An access token from `POST /auth/login` (or an API key, `baud_…`, sent the same way).',
+    description:
+      'An access token from `POST /auth/login` (or an API key, `baud_…` or one imported from ENiGMA½, sent the same way).',
   },
   apiKey: {
     type: 'apiKey',

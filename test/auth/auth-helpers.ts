@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import type { TestBoard } from '../support/test-board.js';
 
@@ -71,4 +72,30 @@ export function tallyStatuses(statuses: readonly number[]): Record<number, numbe
   const tally: Record<number, number> = {};
   for (const status of statuses) tally[status] = (tally[status] ?? 0) + 1;
   return tally;
+}
+
+/**
+ * Inserts an API key the way `baud import enigma` carries one over (only the SHA-256 of the raw
+ * key, as ENiGMA½ stored it), so tests can present the raw key.
+ */
+export async function insertImportedApiKey(
+  board: TestBoard,
+  userId: number,
+  rawKey: string,
+  scope: string,
+  revoked = false,
+): Promise<void> {
+  const now = board.board.clock.now().toISOString();
+  await board.board.db
+    .insertInto('apiKeys')
+    .values({
+      userId,
+      label: 'imported from ENiGMA½',
+      scope,
+      keyHash: createHash('sha256').update(rawKey).digest('hex'),
+      createdAt: now,
+      lastUsedAt: null,
+      revokedAt: revoked ? now : null,
+    })
+    .execute();
 }

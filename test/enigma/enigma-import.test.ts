@@ -293,10 +293,16 @@ describeEachDialect('baud import enigma', (dialect) => {
     expect(nodelist.hashTags).toEqual(['fidonet', 'nodelist', 'zone1']);
   });
 
-  it('accepts an imported API key in X-Enigma-API-Key under /_enig/api/v1, and refuses a revoked one', async () => {
-    const me = await fetch(`${baseUrl}/_enig/api/v1/users/me`, { headers: { 'x-enigma-api-key': KNOWN_RAW_KEY } });
-    expect(me.status).toBe(200);
-    expect(((await me.json()) as { username: string }).username).toBe('alice');
+  it('accepts an imported API key in X-Enigma-API-Key or as Bearer (spec 5.3, both prefixes), and refuses a revoked one', async () => {
+    for (const [prefix, headers] of [
+      ['/_enig/api/v1', { 'x-enigma-api-key': KNOWN_RAW_KEY }],
+      ['/_enig/api/v1', { authorization: `Bearer ${KNOWN_RAW_KEY}` }],
+      ['/_baud/api/v1', { authorization: `Bearer ${KNOWN_RAW_KEY}` }],
+    ] as const) {
+      const me = await fetch(`${baseUrl}${prefix}/users/me`, { headers });
+      expect(me.status, `${prefix} ${Object.keys(headers)[0]}`).toBe(200);
+      expect(((await me.json()) as { username: string }).username).toBe('alice');
+    }
     const revoked = await fetch(`${baseUrl}/_enig/api/v1/users/me`, {
       headers: { 'x-enigma-api-key': 'f'.repeat(64) },
     });

@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { insertImportedApiKey } from '../auth/auth-helpers.js';
 import { MESSAGE_TEST_CONFIG, seedMessages } from '../messages/message-fixture.js';
 import { createTestBoard, describeEachDialect, fakeClock, type TestBoard } from '../support/test-board.js';
 
@@ -29,23 +29,6 @@ const COMPAT_CONFIG = {
     },
   },
 };
-
-/** Inserts a key the way `baud import enigma` carries one over: only its hash. */
-async function insertEnigmaKey(board: TestBoard, userId: number, rawKey: string, scope: string, revoked = false) {
-  const now = board.board.clock.now().toISOString();
-  await board.board.db
-    .insertInto('apiKeys')
-    .values({
-      userId,
-      label: 'imported from ENiGMA½',
-      scope,
-      keyHash: createHash('sha256').update(rawKey).digest('hex'),
-      createdAt: now,
-      lastUsedAt: null,
-      revokedAt: revoked ? now : null,
-    })
-    .execute();
-}
 
 function setCookieHeaders(response: LightMyRequestResponse): string[] {
   return [response.headers['set-cookie'] ?? []].flat();
@@ -91,9 +74,9 @@ describeEachDialect('ENiGMA½ compatibility mode on', (dialect) => {
   beforeAll(async () => {
     board = await createTestBoard(dialect, { config: COMPAT_CONFIG, clock });
     aliceId = (await board.board.users.createUser({ username: 'alice', password: PASSWORD })).userId;
-    await insertEnigmaKey(board, aliceId, ENIGMA_KEYS.readWrite, 'read,write');
-    await insertEnigmaKey(board, aliceId, ENIGMA_KEYS.read, 'read');
-    await insertEnigmaKey(board, aliceId, ENIGMA_KEYS.revoked, 'read,write', true);
+    await insertImportedApiKey(board, aliceId, ENIGMA_KEYS.readWrite, 'read,write');
+    await insertImportedApiKey(board, aliceId, ENIGMA_KEYS.read, 'read');
+    await insertImportedApiKey(board, aliceId, ENIGMA_KEYS.revoked, 'read,write', true);
     await seedMessages(board, 'general', 3);
   });
   afterAll(() => board.close());
@@ -220,10 +203,11 @@ describeEachDialect('ENiGMA½ compatibility mode on', (dialect) => {
     expect(setCookieHeaders(login)).toEqual([expect.stringMatching(/^baud_refresh=.*; Path=\/_baud\/api\/v1\/auth;/)]);
   });
 
-  it('takes a key ENiGMA½ issued in X-Enigma-API-Key (or X-Baud-API-Key) under its prefix', async () => {
+  it('takes a key ENiGMA½ issued in X-Enigma-API-Key, X-Baud-API-Key or as a Bearer value under its prefix', async () => {
     for (const headers of [
       { 'x-enigma-api-key': ENIGMA_KEYS.readWrite },
       { 'x-baud-api-key': ENIGMA_KEYS.readWrite },
+      { authorization: `Bearer ${ENIGMA_KEYS.readWrite}` },
     ]) {
       const response = await board.app.inject({ method: 'GET', url: `${ENIG}/users/me`, headers });
       expect(response.statusCode).toBe(200);
@@ -252,7 +236,10 @@ describeEachDialect('ENiGMA½ compatibility mode on', (dialect) => {
   });
 
   it('refuses a revoked ENiGMA½ key with 401', async () => {
-    for (const headers of [{ 'x-enigma-api-key': ENIGMA_KEYS.revoked }]) {
+    for (const headers of [
+      { 'x-enigma-api-key': ENIGMA_KEYS.revoked },
+      { authorization: `Bearer ${ENIGMA_KEYS.revoked}` },
+    ]) {
       const response = await board.app.inject({ method: 'GET', url: `${ENIG}/users/me`, headers });
       expect(response.statusCode).toBe(401);
       expect(response.headers['www-authenticate']).toBe('Bearer realm="baud", error="invalid_token"');
@@ -263,9 +250,8 @@ describeEachDialect('ENiGMA½ compatibility mode on', (dialect) => {
     }
   });
 
-  it('refuses a key sent as Bearer (ENiGMA½ reads Bearer values as access tokens too), and keys of no issuer’s shape', async () => {
+  it('refuses keys of no issuer’s shape', async () => {
     for (const headers of [
-      { authorization: `Bearer ${ENIGMA_KEYS.readWrite}` },
       { 'x-enigma-api-key': ENIGMA_KEYS.readWrite.toUpperCase() },
       { 'x-enigma-api-key': `${ENIGMA_KEYS.readWrite}0` },
       { 'x-enigma-api-key': 'x'.repeat(8000) },
