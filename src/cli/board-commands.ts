@@ -52,6 +52,7 @@ export function registerBoardCommands(program: Command): void {
       `  Docs: ${running.url}/docs`,
       `  Database: ${describeDatabase(running)}`,
       ...(running.metricsUrl ? [`  Metrics: ${running.metricsUrl}`] : []),
+      ...running.warnings.map((warning) => `  Warning: ${warning.message}`),
       ...(created ? ['', ...credentialLines(created)] : []),
     ];
     printResult(
@@ -62,6 +63,7 @@ export function registerBoardCommands(program: Command): void {
         docsUrl: `${running.url}/docs`,
         metricsUrl: running.metricsUrl,
         appliedMigrations: running.appliedMigrations,
+        warnings: running.warnings,
         credentials: created?.credentials ?? [],
       },
       lines,

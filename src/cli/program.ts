@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { BAUD_VERSION } from '../version.js';
 import { registerApiKeyCommands } from './api-key-commands.js';
 import { registerBoardCommands } from './board-commands.js';
+import { registerConfigCommands } from './config-commands.js';
 import { registerEventCommands } from './event-commands.js';
 import { registerFileCommands } from './file-commands.js';
 import { registerImportCommands } from './import-commands.js';
@@ -18,6 +19,7 @@ export function createProgram(): Command {
     .showHelpAfterError()
     .exitOverride();
   registerBoardCommands(program);
+  registerConfigCommands(program);
   registerUserCommands(program);
   registerApiKeyCommands(program);
   registerMessageCommands(program);

@@ -1,9 +1,10 @@
-import { buildApp, METRICS_COUNTED_ROUTES } from '../app.js';
+import { type BuildAppOptions, buildApp, METRICS_COUNTED_ROUTES } from '../app.js';
 import { openBoard } from '../board.js';
 import type { Config } from '../config/load-config.js';
 import type { Dialect } from '../db/database.js';
 import { API_PREFIX } from '../http/api-prefix.js';
 import { createBoardMetrics, listenForMetrics, type MetricsListener } from '../metrics/board-metrics.js';
+import { type ConfigWarning, checkConfig } from './config-check.js';
 
 export interface RunningBoard {
   readonly url: string;
@@ -18,6 +19,8 @@ export interface RunningBoard {
    * start) already had. Nodes starting together apply each one once between them.
    */
   readonly appliedMigrations: readonly string[];
+  /** What the configuration does that is almost never meant; each is also logged at start-up. */
+  readonly warnings: readonly ConfigWarning[];
   /**
    * Turns not-ready and keeps serving for `shutdownDrainSeconds` (a load balancer moves its
    * traffic away meanwhile), then stops accepting connections, lets in-flight requests finish
@@ -26,16 +29,22 @@ export interface RunningBoard {
   stop(): Promise<void>;
 }
 
-/** Opens the board, builds the app and listens on the configured address and port. */
-export async function serveBoard(config: Config): Promise<RunningBoard> {
+/**
+ * Opens the board, builds the app, logs the configuration's warnings and listens on the
+ * configured address and port. `logger` replaces the configured log (as in `buildApp`).
+ */
+export async function serveBoard(config: Config, options: Pick<BuildAppOptions, 'logger'> = {}): Promise<RunningBoard> {
   const board = await openBoard(config);
   let app: Awaited<ReturnType<typeof buildApp>>;
   let metricsListener: MetricsListener | null = null;
+  let warnings: readonly ConfigWarning[];
   try {
+    warnings = checkConfig(config, board.areas);
     const metrics = config.metrics.enabled
       ? createBoardMetrics({ database: board.database, system: board.system, routes: METRICS_COUNTED_ROUTES })
       : undefined;
-    app = await buildApp(config, { board, ...(metrics ? { metrics } : {}) });
+    app = await buildApp(config, { board, ...(metrics ? { metrics } : {}), ...options });
+    for (const warning of warnings) app.log.warn({ warning: warning.code }, warning.message);
     const web = config.contentServers.web;
     await app.listen({ host: web.address, port: web.port });
     if (metrics) metricsListener = await listenForMetrics(metrics, config.metrics);
@@ -55,6 +64,7 @@ export async function serveBoard(config: Config): Promise<RunningBoard> {
     readerUrl: app.servesReader ? `${origin}/` : null,
     dialect: board.database.dialect,
     appliedMigrations: board.appliedMigrations,
+    warnings,
     async stop() {
       try {
         app.startDraining();
