@@ -1,6 +1,20 @@
 import { createHash } from 'node:crypto';
-import { copyFileSync, createReadStream, linkSync, mkdirSync, renameSync, rmSync, type Stats, statSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  createReadStream,
+  createWriteStream,
+  fstatSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  renameSync,
+  rmSync,
+  type Stats,
+} from 'node:fs';
 import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import { encodeEnigmaPasswordHash } from '../auth/enigma-password.js';
 import type { Database } from '../db/database.js';
 import { type ThreadPlace, threadPlaceOf } from '../messages/message-thread.js';
@@ -410,7 +424,7 @@ async function importFiles(
         mkdirSync(path.dirname(staging), { recursive: true });
         const storedName = await store.insertFile({ ...record, byteSize: found.stats.size }, async () => {
           try {
-            placeBytes(found.path, staging, options.link, tally);
+            await placeBytes(found, staging, options.link, tally);
             const actual = await sha256Of(staging);
             if (actual !== record.sha256)
               tally.note('files', 'bytes differ from the SHA-256 ENiGMA½ recorded: imported as they are');
@@ -423,6 +437,10 @@ async function importFiles(
         if (storedName !== record.fileName)
           tally.note('files', 'the name of another file of its area: stored with a " (n)" suffix');
       } catch (error) {
+        if (error instanceof FileRefused) {
+          tally.skip('files', error.message);
+          continue;
+        }
         // One unreadable or unplaceable file is reported, and the others still move.
         const code = (error as NodeJS.ErrnoException).code;
         if (typeof code !== 'string' || !code.startsWith('E')) throw error;
@@ -436,46 +454,81 @@ async function importFiles(
   progress('files', files.length, files.length);
 }
 
+/** A file left out for a reason found while placing its bytes (not an I/O error). */
+class FileRefused extends Error {}
+
+/** Where a file's bytes are in ENiGMA½'s file base, and what was there when the path was checked. */
+interface SourceBytes {
+  readonly path: string;
+  readonly stats: Stats;
+}
+
 /**
  * Where a file's bytes are in ENiGMA½'s file base. The path comes from the source's database
- * (`storage_tag_rel_path`, `file_name`): one holding `..` or an absolute path must not copy or
- * link any other file of the host, so it has to stay inside the storage directory and be a
- * regular file.
+ * (`storage_tag_rel_path`, `file_name`), which an attacker may have written: it must stay inside
+ * the storage directory, reach a regular file, and pass through no symbolic link (a link, or a
+ * linked directory on the way, would carry a host file into a public area). Every component is
+ * `lstat`ed; the storage directory itself may be a link (the sysop's choice of where it lives).
+ * `placeBytes` then opens the file with `O_NOFOLLOW` and checks it is the same file.
  */
 function bytesOf(
   storageDirectory: string | null,
   file: { storageTag: string; storageRelPath: string | null; fileName: string },
-): { path: string; stats: Stats } | { skipped: string } {
-  if (!storageDirectory)
-    return { skipped: `its bytes are not in the ENiGMA½ file base (storage tag "${file.storageTag}")` };
+): SourceBytes | { skipped: string } {
+  const notThere = { skipped: `its bytes are not in the ENiGMA½ file base (storage tag "${file.storageTag}")` };
+  if (!storageDirectory) return notThere;
   const resolved = path.resolve(storageDirectory, file.storageRelPath ?? '', file.fileName);
   const relative = path.relative(storageDirectory, resolved);
   if (relative === '..' || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative))
     return { skipped: 'its path leads outside its storage directory' };
-  let stats: Stats;
-  try {
-    stats = statSync(resolved);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? 'unknown error';
-    return code === 'ENOENT' || code === 'ENOTDIR'
-      ? { skipped: `its bytes are not in the ENiGMA½ file base (storage tag "${file.storageTag}")` }
-      : { skipped: `its bytes could not be read: ${code}` };
+  const parts = relative.split(path.sep);
+  let reached = storageDirectory;
+  let stats: Stats | undefined;
+  for (const [index, part] of parts.entries()) {
+    reached = path.join(reached, part);
+    try {
+      stats = lstatSync(reached);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? 'unknown error';
+      return code === 'ENOENT' || code === 'ENOTDIR' ? notThere : { skipped: `its bytes could not be read: ${code}` };
+    }
+    const isLast = index === parts.length - 1;
+    if (stats.isSymbolicLink())
+      return { skipped: isLast ? 'its file is a symbolic link' : 'its path goes through a symbolic link' };
+    if (!isLast && !stats.isDirectory()) return notThere;
   }
-  if (!stats.isFile()) return { skipped: 'its path is not a regular file' };
+  if (!stats?.isFile()) return { skipped: 'its path is not a regular file' };
   return { path: resolved, stats };
 }
 
-/** A hard link when asked for and possible (same file system), else a copy. */
-function placeBytes(from: string, to: string, link: boolean, tally: Tally): void {
+/** Whether two stats describe one file (the same inode of the same device). */
+const isSameFile = (a: Stats, b: Stats) => a.dev === b.dev && a.ino === b.ino;
+
+/**
+ * Puts the checked file's bytes at `to`: a hard link when asked for and possible (same file
+ * system), else a copy. A directory on the way may have been swapped for a link since
+ * `bytesOf` looked, so the copy reads from one descriptor opened with `O_NOFOLLOW` (and
+ * `O_NONBLOCK`, so a FIFO cannot hang the import) that must be the checked file, and a new hard
+ * link must be the checked file too; anything else is refused and removed.
+ */
+async function placeBytes(from: SourceBytes, to: string, link: boolean, tally: Tally): Promise<void> {
   rmSync(to, { force: true });
   if (link) {
     try {
-      linkSync(from, to);
+      linkSync(from.path, to);
+      if (!isSameFile(lstatSync(to), from.stats)) throw new FileRefused('it changed while being imported');
       return;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
       tally.note('files', 'not on the same file system as baud’s storage: copied instead of linked');
     }
   }
-  copyFileSync(from, to);
+  const fd = openSync(from.path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  try {
+    const opened = fstatSync(fd);
+    if (!opened.isFile() || !isSameFile(opened, from.stats)) throw new FileRefused('it changed while being imported');
+    await pipeline(createReadStream('', { fd, autoClose: false }), createWriteStream(to, { flags: 'wx' }));
+  } finally {
+    closeSync(fd);
+  }
 }

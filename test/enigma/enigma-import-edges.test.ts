@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -7,8 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database as BaudDatabase, migrateToLatest, openDatabase } from '../../src/db/database.js';
 import { importEnigmaBoard } from '../../src/enigma/enigma-import.js';
 import { EnigmaSource } from '../../src/enigma/enigma-source.js';
+import { createEnigmaCopies, enigmaMessageInsert } from '../support/enigma-copies.js';
 import { ENIGMA_FIXTURE } from '../support/enigma-synthetic.js';
-import { describeEachDialect, dropSchema, POSTGRES_URL } from '../support/test-board.js';
+import { describeEachDialect } from '../support/test-board.js';
 
 /** Issue 21: what the import does with rows baud cannot serve as they are — reported, never dropped silently. */
 describe('baud import enigma, odd rows', () => {
@@ -124,68 +124,21 @@ describe('baud import enigma, odd rows', () => {
 
 /** Review of `baud import enigma`: sources that must never leak, escape, crash or mix up accounts. */
 describeEachDialect('baud import enigma, hostile and awkward sources', (dialect) => {
+  let copies: ReturnType<typeof createEnigmaCopies>;
   let dir: string;
-  const schemas: string[] = [];
-  const opened: Array<{ close(): unknown }> = [];
-
   beforeAll(() => {
-    dir = mkdtempSync(path.join(tmpdir(), 'baud-enigma-hostile-'));
+    copies = createEnigmaCopies(dialect, 'baud-enigma-hostile-');
+    dir = copies.dir;
   });
-  afterAll(async () => {
-    for (const thing of opened.reverse()) await thing.close();
-    for (const schema of schemas) await dropSchema(schema);
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => copies.cleanUp());
 
-  /** A copy of the fixture with `change` applied to its databases, opened as a source. */
-  function sourceCopy(
-    name: string,
-    change: (db: Record<'user' | 'message' | 'file' | 'system', Database.Database>) => void,
-  ) {
-    const board = path.join(dir, name, 'enigma');
-    cpSync(ENIGMA_FIXTURE, board, { recursive: true });
-    const dbs = {
-      user: new Database(path.join(board, 'db', 'user.sqlite3')),
-      message: new Database(path.join(board, 'db', 'message.sqlite3')),
-      file: new Database(path.join(board, 'db', 'file.sqlite3')),
-      system: new Database(path.join(board, 'db', 'system.sqlite3')),
-    };
-    try {
-      change(dbs);
-    } finally {
-      for (const db of Object.values(dbs)) db.close();
-    }
-    const source = EnigmaSource.open(board);
-    opened.push(source);
-    return source;
-  }
-
-  async function freshDatabase(): Promise<BaudDatabase> {
-    let url = 'sqlite::memory:';
-    if (dialect === 'postgres') {
-      const schema = `baud_test_${randomBytes(6).toString('hex')}`;
-      schemas.push(schema);
-      url = `${POSTGRES_URL}?schema=${schema}`;
-    }
-    const database = await openDatabase(url);
-    opened.push(database);
-    await migrateToLatest(database);
-    return database;
-  }
-
-  function storageOf(name: string) {
-    const storage = { pub_files: path.join(dir, name, 'pub'), member_uploads: path.join(dir, name, 'members') };
-    for (const directory of Object.values(storage)) mkdirSync(directory, { recursive: true });
-    return storage;
-  }
-
+  const sourceCopy: ReturnType<typeof createEnigmaCopies>['sourceCopy'] = (name, change) =>
+    copies.sourceCopy(name, change);
+  const freshDatabase = () => copies.freshDatabase();
+  const storageOf = (name: string) => copies.storageOf(name);
   const run = (source: EnigmaSource, database: BaudDatabase, name: string, batchSize?: number) =>
-    importEnigmaBoard(source, database, { dryRun: false, link: false, storageDirectories: storageOf(name), batchSize });
-
-  const insertMessage = (id: number, areaTag: string, replyTo: number, subject = `Message ${id}`) =>
-    `INSERT INTO message (message_id, area_tag, message_uuid, reply_to_message_id, to_user_name, from_user_name,
-       subject, message, modified_timestamp) VALUES (${id}, '${areaTag}', '9b1a4c3e-0000-4000-8000-${String(id).padStart(12, '0')}',
-       ${replyTo}, 'All', 'sysop', '${subject}', 'Body of ${id}.', '2026-11-20T10:00:00.000+00:00')`;
+    copies.run(source, database, name, batchSize === undefined ? {} : { batchSize });
+  const insertMessage = enigmaMessageInsert;
   const THREAD_NOTE = {
     kind: 'messages',
     reason: 'replies to a message that is missing or in another area: kept as a thread of its own',
