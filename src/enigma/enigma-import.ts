@@ -23,8 +23,11 @@ import { createEnigmaImportStore, type ImportedMessageRow } from './enigma-impor
 import {
   enigmaPasswordOf,
   hasNul,
+  ID_RANGE_REASON,
   importedFile,
   importedUser,
+  isImportableId,
+  MAX_IMPORTED_ID,
   messageExtras,
   type Skipped,
   utcTimestamp,
@@ -134,21 +137,28 @@ export async function importEnigmaBoard(
   const store = database ? createEnigmaImportStore(database) : null;
   const progress = (kind: ImportKind, done: number, total: number) => options.onProgress?.({ kind, done, total });
 
-  const users = source.users();
-  const keys = source.apiKeys();
-  const files = source.files();
+  // Rows whose ids baud cannot keep are left out before anything else, so no counter ever moves
+  // past what a column, a thread path or the board's own later posts can carry.
+  const importable = <Row extends { id: number }>(kind: ImportKind, rows: readonly Row[]): Row[] => {
+    tally.counts[kind].found = rows.length;
+    const kept = rows.filter((row) => isImportableId(row.id));
+    if (kept.length < rows.length) tally.skip(kind, ID_RANGE_REASON, rows.length - kept.length);
+    return kept;
+  };
+  const users = importable('users', source.users());
+  const keys = importable('apiKeys', source.apiKeys());
+  const files = importable('files', source.files());
   // First of all, the counters move past every id ENiGMA½ gave: a post, sign-up or upload made
   // on the board while (or after) importing never takes an id the import is about to keep.
   const maxId = (ids: readonly number[]) => ids.reduce((max, id) => Math.max(max, id), 0);
   await store?.advanceIdCounters({
     users: maxId(users.map((user) => user.id)),
-    messages: source.maxMessageId(),
+    messages: source.maxMessageId(MAX_IMPORTED_ID),
     files: maxId(files.map((file) => file.id)),
     apiKeys: maxId(keys.map((key) => key.id)),
   });
 
   // Users and their groups.
-  tally.counts.users.found = users.length;
   // baud tells names apart without letter case; ENiGMA½ may hold two that differ only in case.
   const takenNames = new Set<string>();
   const distinctUsers = users.filter((user) => {
@@ -192,7 +202,6 @@ export async function importEnigmaBoard(
   progress('users', users.length, users.length);
 
   // API keys, by their hash (baud hashes keys the same way: SHA-256 of the raw key).
-  tally.counts.apiKeys.found = keys.length;
   const keyRows = keys.flatMap((key) => {
     if (!userIds.has(key.userId)) {
       tally.skip('apiKeys', 'its user is not on the board');
@@ -247,12 +256,14 @@ export async function importEnigmaBoard(
   // Only for areas baud serves: a pointer into private mail or a forgotten area means nothing.
   const servedAreas = source.messageAreaTags();
   const allPointers = source.pointers().filter((pointer) => userIds.has(pointer.userId));
-  const pointers = allPointers.filter((pointer) => servedAreas.has(pointer.areaTag));
-  if (pointers.length < allPointers.length) {
+  const inRange = allPointers.filter((pointer) => isImportableId(pointer.messageId));
+  if (inRange.length < allPointers.length) tally.skip('pointers', ID_RANGE_REASON, allPointers.length - inRange.length);
+  const pointers = inRange.filter((pointer) => servedAreas.has(pointer.areaTag));
+  if (pointers.length < inRange.length) {
     tally.skip(
       'pointers',
       'in an area baud does not serve (private mail, or not in the configuration)',
-      allPointers.length - pointers.length,
+      inRange.length - pointers.length,
     );
   }
   tally.counts.pointers.found = allPointers.length;
@@ -287,11 +298,12 @@ async function importMessages(
   options: ImportOptions,
   progress: (kind: ImportKind, done: number, total: number) => void,
 ): Promise<void> {
-  const total = source.messageCount();
-  tally.counts.messages.found = total;
+  tally.counts.messages.found = source.messageCount();
+  const total = source.messageCountUpTo(MAX_IMPORTED_ID);
+  if (total < tally.counts.messages.found) tally.skip('messages', ID_RANGE_REASON, tally.counts.messages.found - total);
   const configuredAreas = source.messageAreaTags();
   let done = 0;
-  for (const batch of source.messageBatches(options.batchSize ?? 5000)) {
+  for (const batch of source.messageBatches(options.batchSize ?? 5000, MAX_IMPORTED_ID)) {
     const first = batch[0]?.id ?? 0;
     const last = batch[batch.length - 1]?.id ?? 0;
     const existing = store ? await store.existingMessageUuids(first, last) : new Map<number, string>();
@@ -309,7 +321,9 @@ async function importMessages(
       ? await store.threadPlacesOf([
           ...new Set(
             fresh.flatMap((message) =>
-              message.replyToMessageId !== null && !placedHere.has(message.replyToMessageId)
+              message.replyToMessageId !== null &&
+              isImportableId(message.replyToMessageId) &&
+              !placedHere.has(message.replyToMessageId)
                 ? [message.replyToMessageId]
                 : [],
             ),
@@ -382,7 +396,6 @@ async function importFiles(
   importedAt: string,
   progress: (kind: ImportKind, done: number, total: number) => void,
 ): Promise<void> {
-  tally.counts.files.found = files.length;
   const fileAreas = source.fileAreaTags();
   // The bytes each area holds (stored, or imported by this run): baud keeps one copy per area.
   const contents = store ? await store.fileContents() : new Map<string, Set<string>>();

@@ -2,6 +2,7 @@ import { TAG_PATTERN } from '../config/config-schema.js';
 import type { UserRow } from '../db/schema.js';
 import { sanitizeFileName } from '../files/file-name.js';
 import type { MessageNetwork } from '../messages/message-network.js';
+import { MAX_MESSAGE_ID } from '../messages/message-rules.js';
 import type { EnigmaConfig, EnigmaFile, EnigmaMessageMeta, EnigmaUser } from './enigma-source.js';
 
 /**
@@ -201,6 +202,21 @@ const HANDLED_PROPERTIES = new Set([
   'account_created',
   'last_login_timestamp',
 ]);
+
+/**
+ * The highest id an imported user, message, file or API key may have: 2^30. Every id column is
+ * a PostgreSQL `integer` (up to 2^31 − 1 = `MAX_MESSAGE_ID`) and a message's `threadPath` holds
+ * 8 hex digits per level (up to 2^32 − 1), and the board's counters move past the highest
+ * imported id: half the range leaves the board over a billion ids of its own. ENiGMA½ counts
+ * from 1, so an id of 0 or below was never given by it either.
+ */
+export const MAX_IMPORTED_ID = Math.floor(MAX_MESSAGE_ID / 2) + 1;
+
+/** Whether an id read from ENiGMA½ is one baud keeps (a safe integer from 1 to `MAX_IMPORTED_ID`). */
+export const isImportableId = (id: number): boolean => Number.isSafeInteger(id) && id >= 1 && id <= MAX_IMPORTED_ID;
+
+/** What the import says of a row whose id `isImportableId` refuses. */
+export const ID_RANGE_REASON = `its id is outside 1 to ${MAX_IMPORTED_ID.toLocaleString('en-US')}, the ids baud keeps`;
 
 /** An ISO 8601 time with any offset as baud stores it (UTC, milliseconds); null when unreadable. */
 export function utcTimestamp(value: string | undefined | null): string | null {

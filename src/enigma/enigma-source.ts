@@ -229,25 +229,38 @@ export class EnigmaSource {
     }));
   }
 
-  /** The highest message id (0 without messages): baud's counter moves past it before importing. */
-  maxMessageId(): number {
-    const row = this.databases.message.prepare('SELECT MAX(message_id) AS id FROM message').get() as {
-      id: number | null;
-    };
+  /**
+   * The highest message id from 1 to `highestId` (0 without such messages): baud's counter moves
+   * past it before importing. Ids are compared in SQL: past 2^53 JavaScript numbers lose digits.
+   */
+  maxMessageId(highestId: number): number {
+    const row = this.databases.message
+      .prepare('SELECT MAX(message_id) AS id FROM message WHERE message_id BETWEEN 1 AND ?')
+      .get(highestId) as { id: number | null };
     return row.id ?? 0;
   }
 
+  /** Every message, whatever its id. */
   messageCount(): number {
     return (this.databases.message.prepare('SELECT COUNT(*) AS n FROM message').get() as { n: number }).n;
   }
 
-  /** Messages in id order, `batchSize` at a time, each with its meta rows. */
-  *messageBatches(batchSize: number, afterId = 0): Generator<EnigmaMessage[]> {
+  /** The messages whose ids are from 1 to `highestId` (the only ones `messageBatches` reads). */
+  messageCountUpTo(highestId: number): number {
+    return (
+      this.databases.message
+        .prepare('SELECT COUNT(*) AS n FROM message WHERE message_id BETWEEN 1 AND ?')
+        .get(highestId) as { n: number }
+    ).n;
+  }
+
+  /** Messages of ids `afterId` + 1 to `highestId` in id order, `batchSize` at a time, each with its meta rows. */
+  *messageBatches(batchSize: number, highestId: number, afterId = 0): Generator<EnigmaMessage[]> {
     const db = this.databases.message;
     const page = db.prepare(
       `SELECT message_id, area_tag, message_uuid, reply_to_message_id, to_user_name, from_user_name,
               subject, message, modified_timestamp
-         FROM message WHERE message_id > ? ORDER BY message_id LIMIT ?`,
+         FROM message WHERE message_id > ? AND message_id <= ? ORDER BY message_id LIMIT ?`,
     );
     const metaOf = db.prepare(
       `SELECT message_id, meta_category, meta_name, meta_value FROM message_meta
@@ -255,7 +268,7 @@ export class EnigmaSource {
     );
     let last = afterId;
     for (;;) {
-      const rows = page.all(last, batchSize) as Array<{
+      const rows = page.all(last, highestId, batchSize) as Array<{
         message_id: number;
         area_tag: string;
         message_uuid: string;

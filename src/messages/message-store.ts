@@ -4,7 +4,9 @@ import type { Database, Db, Dialect, Executor } from '../db/database.js';
 import { type Page, type PageRequest, pageFromRows, rowsToFetch } from '../db/keyset.js';
 import { prepareQuery } from '../db/prepared-query.js';
 import type { MessagesTable, Tables } from '../db/schema.js';
+import { ServiceUnavailableError } from '../errors.js';
 import { createRecentCache, type RecentCache } from '../recent-cache.js';
+import { MAX_MESSAGE_ID } from './message-rules.js';
 import {
   clearMessageIndex,
   findMessages,
@@ -416,15 +418,30 @@ function messageQueries(db: Executor, dialect: Dialect, prepared: PreparedMessag
      */
     async reserveMessageIds(count: number): Promise<number[]> {
       if (count === 0) return [];
+      // Past MAX_MESSAGE_ID an id no longer fits PostgreSQL's column nor a thread path (and past
+      // 2^53 JavaScript's arithmetic repeats ids): both dialects refuse alike, never with a 500.
+      // Only the sysop can free ids, so clients are asked to come back in an hour, not at once.
+      const idsUsedUp = () =>
+        new ServiceUnavailableError(
+          `The board has used every message id (up to ${MAX_MESSAGE_ID}): no message can be posted.`,
+          3600,
+        );
       if (dialect === 'postgres') {
-        const { rows } = await sql<{ id: number }>`
-          SELECT nextval(pg_get_serial_sequence('messages', 'id'))::integer AS id
-            FROM generate_series(1, ${count})`.execute(db);
-        return rows.map((row) => Number(row.id)).sort((a, b) => a - b);
+        try {
+          const { rows } = await sql<{ id: number }>`
+            SELECT nextval(pg_get_serial_sequence('messages', 'id'))::integer AS id
+              FROM generate_series(1, ${count})`.execute(db);
+          return rows.map((row) => Number(row.id)).sort((a, b) => a - b);
+        } catch (error) {
+          // 2200H: sequence_generator_limit_exceeded (the identity's maximum is the integer's).
+          if ((error as { code?: unknown }).code === '2200H') throw idsUsedUp();
+          throw error;
+        }
       }
       // SQLite: AUTOINCREMENT's counter; this transaction holds the write lock since it locked the area's counters.
       const { rows } = await sql<{ seq: number }>`SELECT seq FROM sqlite_sequence WHERE name = 'messages'`.execute(db);
       const last = Number(rows[0]?.seq ?? 0);
+      if (last > MAX_MESSAGE_ID - count) throw idsUsedUp();
       return Array.from({ length: count }, (_, index) => last + index + 1);
     },
 

@@ -5,6 +5,7 @@ import {
   enigmaPasswordOf,
   importedFile,
   importedUser,
+  MAX_IMPORTED_ID,
   messageExtras,
   utcTimestamp,
 } from '../../src/enigma/enigma-mapping.js';
@@ -127,7 +128,7 @@ describe('ENiGMA½ to baud mapping', () => {
   });
 
   it('turns FTN meta into baud’s network and names what has no place there', () => {
-    const [first] = source.messageBatches(10, 2165);
+    const [first] = source.messageBatches(10, MAX_IMPORTED_ID, 2165);
     const echo = first?.find((message) => message.id === 2166);
     if (!echo) throw new Error('message 2166 missing');
     const extras = messageExtras(echo.meta, new Set([1, 2, 3]));
