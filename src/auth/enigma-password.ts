@@ -1,5 +1,6 @@
 import { pbkdf2, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
+import { createConcurrencyLimit } from '../concurrency-limit.js';
 
 const pbkdf2Async = promisify(pbkdf2);
 
@@ -22,8 +23,9 @@ export interface EnigmaPasswordHash {
 /** How an ENiGMA½ password was derived: its `pw_hash_params` property (less `saltLen`). */
 export type EnigmaHashParams = Pick<EnigmaPasswordHash, 'iterations' | 'digest' | 'keyLen'>;
 
-/** The digests baud verifies; ENiGMA½ uses sha512 (sha1 before `pw_hash_params` existed). */
-export const ENIGMA_DIGESTS: readonly string[] = Object.freeze(['sha1', 'sha256', 'sha512']);
+/** The digests baud verifies, with their output in bytes; ENiGMA½ uses sha512 (sha1 before `pw_hash_params` existed). */
+const DIGEST_BYTES: Readonly<Record<string, number>> = Object.freeze({ sha1: 20, sha256: 32, sha512: 64 });
+export const ENIGMA_DIGESTS: readonly string[] = Object.freeze(Object.keys(DIGEST_BYTES));
 
 /** What a user has without a `pw_hash_params` property: ENiGMA½'s parameters before it stored them. */
 export const ENIGMA_LEGACY_HASH_PARAMS: EnigmaHashParams = Object.freeze({
@@ -32,9 +34,22 @@ export const ENIGMA_LEGACY_HASH_PARAMS: EnigmaHashParams = Object.freeze({
   keyLen: 128,
 });
 
-// Bounds against a corrupt or hostile stored value that would make one login derive for hours.
-const MAX_ITERATIONS = 10_000_000;
-const MAX_KEY_LEN = 1024;
+/**
+ * The most PBKDF2 work one verification may cost, in HMAC rounds: iterations times the blocks
+ * of the key (PBKDF2 runs every iteration once per digest-sized block). ENiGMA½'s parameters
+ * cost 210,000 (sha512, 64-byte key) and its legacy ones 7,000 (sha1, 128 bytes); 500,000 took
+ * 1.3 s on our 2-core test machine. A hash beyond it (a hostile or corrupt board: 10,000,000
+ * iterations and a 1,024-byte key held a libuv thread for minutes) is never stored by the
+ * import, and one stored before the bound existed is never derived at login.
+ */
+export const MAX_PBKDF2_ROUNDS = 500_000;
+const MAX_KEY_LEN = 256;
+
+/**
+ * Derivations running at once. libuv's pool has four threads by default, and they also do every
+ * file read and write (downloads, uploads): PBKDF2 may hold two, however many logins wait.
+ */
+const pbkdf2Limit = createConcurrencyLimit(2);
 
 // `$` and a scheme name that argon2's PHC strings (`$argon2id$…`) can never start with.
 const PREFIX = '$enigma-pbkdf2$';
@@ -44,12 +59,15 @@ const HEX = /^[0-9a-fA-F]+$/;
 
 /** Why `hash` cannot be stored or verified, or undefined when it can. Never quotes the salt or key. */
 function invalidityOf(hash: EnigmaPasswordHash): string | undefined {
-  if (!Number.isInteger(hash.iterations) || hash.iterations < 1 || hash.iterations > MAX_ITERATIONS) {
-    return `iterations must be an integer from 1 to ${MAX_ITERATIONS}`;
-  }
-  if (!ENIGMA_DIGESTS.includes(hash.digest)) return `digest must be one of ${ENIGMA_DIGESTS.join(', ')}`;
+  if (!Number.isInteger(hash.iterations) || hash.iterations < 1) return 'iterations must be a positive integer';
+  const digestBytes = Object.hasOwn(DIGEST_BYTES, hash.digest) ? DIGEST_BYTES[hash.digest] : undefined;
+  if (digestBytes === undefined) return `digest must be one of ${ENIGMA_DIGESTS.join(', ')}`;
   if (!Number.isInteger(hash.keyLen) || hash.keyLen < 1 || hash.keyLen > MAX_KEY_LEN) {
     return `keyLen must be an integer from 1 to ${MAX_KEY_LEN}`;
+  }
+  const rounds = hash.iterations * Math.ceil(hash.keyLen / digestBytes);
+  if (rounds > MAX_PBKDF2_ROUNDS) {
+    return `iterations × key blocks must be at most ${MAX_PBKDF2_ROUNDS.toLocaleString('en-US')} (it is ${rounds.toLocaleString('en-US')})`;
   }
   if (typeof hash.saltHex !== 'string' || !HEX.test(hash.saltHex)) return 'saltHex must be a non-empty hex string';
   if (typeof hash.dkHex !== 'string' || !HEX.test(hash.dkHex) || hash.dkHex.length !== hash.keyLen * 2) {
@@ -88,7 +106,9 @@ function decodeEnigmaPasswordHash(stored: string): EnigmaPasswordHash | undefine
 
 /**
  * Whether `password` is the one behind an ENiGMA½-form `stored` hash. Never throws: a malformed
- * hash is a failed verification. Derives on the libuv thread pool, not the event loop.
+ * hash, or one past `MAX_PBKDF2_ROUNDS` (stored before the bound), is a failed verification,
+ * decided without deriving. Derives on the libuv thread pool, not the event loop, at most two at
+ * a time.
  */
 export async function verifyEnigmaPassword(stored: string, password: string): Promise<boolean> {
   try {
@@ -96,12 +116,14 @@ export async function verifyEnigmaPassword(stored: string, password: string): Pr
     if (!hash) return false;
     // ENiGMA½'s quirk, kept bit for bit: PBKDF2's "password" is the hex text of the UTF-8
     // password and its salt is the ASCII of the salt's hex text, not the bytes either encodes.
-    const derived = await pbkdf2Async(
-      Buffer.from(Buffer.from(password, 'utf8').toString('hex'), 'ascii'),
-      Buffer.from(hash.saltHex, 'ascii'),
-      hash.iterations,
-      hash.keyLen,
-      hash.digest,
+    const derived = await pbkdf2Limit.run(() =>
+      pbkdf2Async(
+        Buffer.from(Buffer.from(password, 'utf8').toString('hex'), 'ascii'),
+        Buffer.from(hash.saltHex, 'ascii'),
+        hash.iterations,
+        hash.keyLen,
+        hash.digest,
+      ),
     );
     const expected = Buffer.from(hash.dkHex, 'hex');
     return derived.length === expected.length && timingSafeEqual(derived, expected);

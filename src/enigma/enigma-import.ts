@@ -177,8 +177,12 @@ export async function importEnigmaBoard(
     try {
       if (password) passwordHash = encodeEnigmaPasswordHash(password);
       else tally.note('users', 'no ENiGMA½ password stored: cannot log in until `baud user passwd`');
-    } catch {
-      tally.note('users', 'password hash in a form baud cannot verify: set one with `baud user passwd`');
+    } catch (error) {
+      // Named one by one: the sysop has to give each of these accounts a password.
+      tally.note(
+        'users',
+        `user ${user.id} ${JSON.stringify(user.userName)}: ${(error as Error).message} Imported without a usable password: set one with \`baud user passwd\``,
+      );
     }
     const row = importedUser(user, importedAt);
     if (row.disabledAt !== null)

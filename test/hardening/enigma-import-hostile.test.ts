@@ -189,3 +189,34 @@ describeEachDialect('posting when the message ids run out', (dialect) => {
     expect(await board.board.db.selectFrom('messages').select('id').execute()).toEqual([]);
   });
 });
+
+describeEachDialect('baud import enigma, password hashes past the bound', (dialect) => {
+  let copies: ReturnType<typeof createEnigmaCopies>;
+  beforeAll(() => {
+    copies = createEnigmaCopies(dialect, 'baud-enigma-pbkdf2-');
+  });
+  afterAll(() => copies.cleanUp());
+
+  it('imports an account whose PBKDF2 would cost 10,000,000 iterations of a 1,024-byte key without a usable password, and names it', async () => {
+    const source = copies.sourceCopy('pbkdf2', (db) => {
+      const property = db.user.prepare('UPDATE user_property SET prop_value = ? WHERE user_id = 2 AND prop_name = ?');
+      property.run(JSON.stringify({ iterations: 10_000_000, digest: 'sha512', keyLen: 1024, saltLen: 32 }), 'pw_hash_params');
+      property.run('ab'.repeat(1024), 'pw_pbkdf2_dk');
+    });
+    const database = await copies.freshDatabase();
+    const summary = await copies.run(source, database, 'pbkdf2');
+    expect(summary.counts.users).toMatchObject({ found: 6, imported: 6, skipped: 0 });
+    expect(summary.skipped).toContainEqual({
+      kind: 'users',
+      reason:
+        'user 2 "alice": Cannot store the ENiGMA½ password hash: keyLen must be an integer from 1 to 256. Imported without a usable password: set one with `baud user passwd`',
+      count: 1,
+    });
+    const alice = await database.db
+      .selectFrom('users')
+      .select('passwordHash')
+      .where('id', '=', 2)
+      .executeTakeFirstOrThrow();
+    expect(alice.passwordHash).toBe('!no-password');
+  });
+});
