@@ -1,9 +1,10 @@
-import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import Hjson from 'hjson';
+import { compileBoardAreas } from '../access/board-areas.js';
 import { ConfigError } from '../config/config-error.js';
-import { type Config, configFromObject, resolveConfigPath } from '../config/load-config.js';
+import { type Config, configFromObject, loadConfig, resolveConfigPath } from '../config/load-config.js';
 import { migrateToLatest, openDatabase } from '../db/database.js';
 import {
   IMPORT_KINDS,
@@ -122,12 +123,23 @@ async function importIntoBoard(
           `the board of ${configPath} already has users, messages or files: import into a new board (--config <new path>)`,
         );
       }
-      await store.markImportedFrom(sourceId);
+      // The configuration is written beside the old one and loaded back as `baud serve` would
+      // load it (ACS included) before anything is marked or replaced: an import never leaves a
+      // board that will not start.
       const text = HjsonRoundTrip.stringify(target.merged, { bracesSameLine: true, separator: false });
-      if (text !== target.originalText) {
+      const written = text === target.originalText ? null : `${configPath}.enigma-import-${process.pid}`;
+      if (written) {
         mkdirSync(path.dirname(configPath), { recursive: true });
-        writeFileSync(configPath, text);
+        writeFileSync(written, text);
       }
+      try {
+        compileBoardAreas(loadConfig({ configPath: written ?? configPath, env: process.env }));
+      } catch (error) {
+        if (written) rmSync(written, { force: true });
+        throw error;
+      }
+      await store.markImportedFrom(sourceId);
+      if (written) renameSync(written, configPath);
       for (const directory of Object.values(config.fileBase.storageTags)) mkdirSync(directory, { recursive: true });
       return await importEnigmaBoard(source, database, {
         dryRun: false,
@@ -170,6 +182,9 @@ export function registerImportCommands(program: Command): void {
         configPath,
         exists,
       });
+      // An ACS baud cannot parse stops the import (a dry run too) before anything is written:
+      // guessing another rule could open an area, and `baud serve` would refuse to start.
+      compileBoardAreas(config);
       const bars = new Map<ImportKind, ProgressBar>();
       const onProgress = options.json
         ? undefined

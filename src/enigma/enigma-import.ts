@@ -17,23 +17,28 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { encodeEnigmaPasswordHash } from '../auth/enigma-password.js';
 import type { Database } from '../db/database.js';
+import { BadRequestError } from '../errors.js';
+import { checkBody, checkSubject, checkUserName, DEFAULT_TO_USER_NAME } from '../messages/message-rules.js';
 import { type ThreadPlace, threadPlaceOf } from '../messages/message-thread.js';
-import { usernameKey } from '../users/username.js';
+import { PROFILE_FIELDS, profileFieldProblem } from '../users/profile-service.js';
+import { assertValidUsername, usernameKey } from '../users/username.js';
 import { createEnigmaImportStore, type ImportedMessageRow } from './enigma-import-store.js';
 import {
   enigmaPasswordOf,
   hasNul,
   ID_RANGE_REASON,
+  type ImportedUser,
   importedFile,
   importedUser,
   isImportableId,
   MAX_IMPORTED_ID,
   messageExtras,
+  notTextReason,
   type Skipped,
   utcTimestamp,
   withoutNul,
 } from './enigma-mapping.js';
-import type { EnigmaSource } from './enigma-source.js';
+import type { EnigmaMessage, EnigmaSource } from './enigma-source.js';
 
 /** The kinds of things a move carries over, in the order they are moved. */
 export const IMPORT_KINDS = ['users', 'apiKeys', 'messages', 'files', 'calls', 'pointers'] as const;
@@ -158,10 +163,16 @@ export async function importEnigmaBoard(
     apiKeys: maxId(keys.map((key) => key.id)),
   });
 
-  // Users and their groups.
+  // Users and their groups: only names a sign-up could have (the same rules, not a copy).
+  const validUsers = users.filter((user) => {
+    if (user.notText.length > 0) tally.skip('users', notTextReason(user.notText));
+    else if (!isValidUsername(user.userName)) tally.skip('users', usernameRefusal(user.userName));
+    else return true;
+    return false;
+  });
   // baud tells names apart without letter case; ENiGMA½ may hold two that differ only in case.
   const takenNames = new Set<string>();
-  const distinctUsers = users.filter((user) => {
+  const distinctUsers = validUsers.filter((user) => {
     const key = usernameKey(user.userName);
     if (!takenNames.has(key)) {
       takenNames.add(key);
@@ -184,7 +195,7 @@ export async function importEnigmaBoard(
         `user ${user.id} ${JSON.stringify(user.userName)}: ${(error as Error).message} Imported without a usable password: set one with \`baud user passwd\``,
       );
     }
-    const row = importedUser(user, importedAt);
+    const row = withProfileRules(importedUser(user, importedAt), tally);
     if (row.disabledAt !== null)
       tally.note('users', 'not active in ENiGMA½ (disabled, inactive or locked): locked out');
     return { user: row, passwordHash, groups: user.groups };
@@ -207,6 +218,10 @@ export async function importEnigmaBoard(
 
   // API keys, by their hash (baud hashes keys the same way: SHA-256 of the raw key).
   const keyRows = keys.flatMap((key) => {
+    if (key.notText.length > 0) {
+      tally.skip('apiKeys', notTextReason(key.notText));
+      return [];
+    }
     if (!userIds.has(key.userId)) {
       tally.skip('apiKeys', 'its user is not on the board');
       return [];
@@ -294,6 +309,60 @@ export async function importEnigmaBoard(
   };
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Whether a sign-up could take `username` (baud's own rules). */
+function isValidUsername(username: string): boolean {
+  return usernameRefusal(username) === '';
+}
+
+/** Why a sign-up could not take `username` ("username must not be all digits"), or "" when it could. */
+function usernameRefusal(username: string): string {
+  try {
+    assertValidUsername(username);
+    return '';
+  } catch (error) {
+    if (error instanceof BadRequestError) return error.detail;
+    throw error;
+  }
+}
+
+/**
+ * The user's profile as PUT /users/me would take it: a field its rules refuse (a `javascript:`
+ * web address, control characters, too long) is left empty and reported, the account kept.
+ */
+function withProfileRules(user: ImportedUser, tally: Tally): ImportedUser {
+  const checked = { ...user };
+  for (const field of PROFILE_FIELDS) {
+    const value = checked[field];
+    const problem = value === null ? null : profileFieldProblem(field, value);
+    if (problem === null) continue;
+    checked[field] = null;
+    tally.note('users', `${field} ${problem}: left empty`);
+  }
+  return checked;
+}
+
+/**
+ * A message's names, subject and body as posting over HTTP takes them (NULs removed first, as
+ * reported), or why posting would refuse them.
+ */
+function postedText(
+  message: EnigmaMessage,
+): Pick<ImportedMessageRow, 'fromUserName' | 'toUserName' | 'subject' | 'body'> | { refused: string } {
+  try {
+    return {
+      fromUserName: checkUserName(withoutNul(message.fromUserName), '/fromUserName'),
+      toUserName: checkUserName(withoutNul(message.toUserName), '/toUserName', DEFAULT_TO_USER_NAME),
+      subject: checkSubject(withoutNul(message.subject), '/subject'),
+      body: checkBody(withoutNul(message.body), '/body'),
+    };
+  } catch (error) {
+    if (error instanceof BadRequestError) return { refused: error.detail };
+    throw error;
+  }
+}
+
 async function importMessages(
   source: EnigmaSource,
   store: ReturnType<typeof createEnigmaImportStore> | null,
@@ -337,6 +406,21 @@ async function importMessages(
     const placed = new Map<number, ThreadPlace & { areaTag: string }>();
     const rows: ImportedMessageRow[] = [];
     for (const message of fresh) {
+      if (message.notText.length > 0) {
+        tally.skip('messages', notTextReason(message.notText));
+        continue;
+      }
+      if (!UUID.test(message.uuid)) {
+        tally.skip('messages', 'its message_uuid is not a UUID');
+        continue;
+      }
+      if (hasNul(message.subject, message.body, message.fromUserName, message.toUserName))
+        tally.note('messages', NUL_NOTE);
+      const text = postedText(message);
+      if ('refused' in text) {
+        tally.skip('messages', text.refused);
+        continue;
+      }
       const extras = messageExtras(message.meta, userIds);
       for (const name of extras.unmapped) tally.note('messages', `meta "${name}" has no place in baud: not kept`);
       if (message.areaTag === PRIVATE_MAIL_AREA) tally.note('messages', 'private mail: kept, never served');
@@ -364,8 +448,6 @@ async function importMessages(
           parent = undefined;
         }
       }
-      if (hasNul(message.subject, message.body, message.fromUserName, message.toUserName))
-        tally.note('messages', NUL_NOTE);
       const place = threadPlaceOf(message.id, parent ?? null);
       placed.set(message.id, { ...place, areaTag: message.areaTag });
       rows.push({
@@ -374,10 +456,7 @@ async function importMessages(
         areaTag: message.areaTag,
         replyToMessageId: parentId,
         fromUserId: extras.fromUserId,
-        fromUserName: withoutNul(message.fromUserName),
-        toUserName: withoutNul(message.toUserName),
-        subject: withoutNul(message.subject),
-        body: withoutNul(message.body),
+        ...text,
         timestamp,
         network: JSON.stringify(extras.network),
         ...place,
@@ -407,6 +486,10 @@ async function importFiles(
   for (const file of files) {
     done += 1;
     if (done > 1) progress('files', done - 1, files.length);
+    if (file.notText.length > 0) {
+      tally.skip('files', notTextReason(file.notText));
+      continue;
+    }
     if (!fileAreas.has(file.areaTag)) {
       tally.skip('files', `file area "${file.areaTag}" is not in ENiGMA½'s configuration`);
       continue;

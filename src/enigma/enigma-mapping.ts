@@ -218,6 +218,10 @@ export const isImportableId = (id: number): boolean => Number.isSafeInteger(id) 
 /** What the import says of a row whose id `isImportableId` refuses. */
 export const ID_RANGE_REASON = `its id is outside 1 to ${MAX_IMPORTED_ID.toLocaleString('en-US')}, the ids baud keeps`;
 
+/** What the import says of a row with something other than text where ENiGMA½ writes text. */
+export const notTextReason = (columns: readonly string[]): string =>
+  `${[...new Set(columns)].join(', ')}: not text (a BLOB or a number where ENiGMA½ writes text)`;
+
 /** An ISO 8601 time with any offset as baud stores it (UTC, milliseconds); null when unreadable. */
 export function utcTimestamp(value: string | undefined | null): string | null {
   if (!value) return null;

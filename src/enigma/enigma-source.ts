@@ -4,15 +4,25 @@ import Database from 'better-sqlite3';
 import Hjson from 'hjson';
 import { ConfigError } from '../config/config-error.js';
 
+/**
+ * Columns of a row that hold something other than text or NULL where ENiGMA½ writes text. SQLite
+ * keeps whatever a row was written with, whatever the column's declared type, so a hostile or
+ * broken board may hold a BLOB or a number there; such a column reads as "" and is named here,
+ * and the import leaves the row out.
+ */
+interface HasNotText {
+  readonly notText: readonly string[];
+}
+
 /** An ENiGMA½ user: its row, every property (all text), its groups. */
-export interface EnigmaUser {
+export interface EnigmaUser extends HasNotText {
   readonly id: number;
   readonly userName: string;
   readonly properties: ReadonlyMap<string, string>;
   readonly groups: readonly string[];
 }
 
-export interface EnigmaApiKey {
+export interface EnigmaApiKey extends HasNotText {
   readonly id: number;
   readonly userId: number;
   readonly keyHash: string;
@@ -30,7 +40,7 @@ export interface EnigmaMessageMeta {
   readonly value: string;
 }
 
-export interface EnigmaMessage {
+export interface EnigmaMessage extends HasNotText {
   readonly id: number;
   readonly areaTag: string;
   readonly uuid: string;
@@ -43,7 +53,7 @@ export interface EnigmaMessage {
   readonly meta: readonly EnigmaMessageMeta[];
 }
 
-export interface EnigmaFile {
+export interface EnigmaFile extends HasNotText {
   readonly id: number;
   readonly areaTag: string;
   readonly sha256: string;
@@ -84,6 +94,19 @@ type DatabaseName = (typeof DATABASES)[number];
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * Reads a column ENiGMA½ fills with text: a string as it is, NULL as null, anything else (a
+ * BLOB, a number) as "" with the column's name added to `notText`.
+ */
+function textIn(value: unknown, column: string, notText: string[]): string | null {
+  if (typeof value === 'string' || value === null || value === undefined) return value ?? null;
+  notText.push(column);
+  return '';
+}
+
+/** An integer column (an id): anything but a number reads as NaN, which no id check accepts. */
+const integerIn = (value: unknown): number => (typeof value === 'number' ? value : Number.NaN);
 
 const recordAt = (source: unknown, ...keys: string[]): Record<string, unknown> => {
   let value = source;
@@ -177,29 +200,43 @@ export class EnigmaSource {
   users(): EnigmaUser[] {
     const db = this.databases.user;
     const properties = new Map<number, Map<string, string>>();
+    const notText = new Map<number, string[]>();
+    const notTextOf = (userId: number) => {
+      const list = notText.get(userId) ?? [];
+      notText.set(userId, list);
+      return list;
+    };
     for (const row of db.prepare('SELECT user_id, prop_name, prop_value FROM user_property').iterate() as Iterable<{
       user_id: number;
-      prop_name: string;
-      prop_value: string | null;
+      prop_name: unknown;
+      prop_value: unknown;
     }>) {
       const props = properties.get(row.user_id) ?? new Map<string, string>();
-      props.set(row.prop_name, row.prop_value ?? '');
+      const name = textIn(row.prop_name, 'user_property.prop_name', notTextOf(row.user_id));
+      const value = textIn(row.prop_value, `user_property ${name ?? ''}`, notTextOf(row.user_id));
+      if (name) props.set(name, value ?? '');
       properties.set(row.user_id, props);
     }
     const groups = new Map<number, string[]>();
     for (const row of db
       .prepare('SELECT user_id, group_name FROM user_group_member ORDER BY group_name')
-      .all() as Array<{ user_id: number; group_name: string }>) {
-      groups.set(row.user_id, [...(groups.get(row.user_id) ?? []), row.group_name]);
+      .all() as Array<{ user_id: number; group_name: unknown }>) {
+      const group = textIn(row.group_name, 'user_group_member.group_name', notTextOf(row.user_id));
+      if (group) groups.set(row.user_id, [...(groups.get(row.user_id) ?? []), group]);
     }
     return (
-      db.prepare('SELECT id, user_name FROM user ORDER BY id').all() as Array<{ id: number; user_name: string }>
-    ).map((row) => ({
-      id: row.id,
-      userName: row.user_name,
-      properties: properties.get(row.id) ?? new Map(),
-      groups: groups.get(row.id) ?? [],
-    }));
+      db.prepare('SELECT id, user_name FROM user ORDER BY id').all() as Array<{ id: unknown; user_name: unknown }>
+    ).map((row) => {
+      const id = integerIn(row.id);
+      const rowNotText = [...(notText.get(id) ?? [])];
+      return {
+        id,
+        userName: textIn(row.user_name, 'user_name', rowNotText) ?? '',
+        properties: properties.get(id) ?? new Map(),
+        groups: groups.get(id) ?? [],
+        notText: rowNotText,
+      };
+    });
   }
 
   apiKeys(): EnigmaApiKey[] {
@@ -207,26 +244,21 @@ export class EnigmaSource {
       .prepare(
         'SELECT id, user_id, key_hash, label, scope, created_at, last_used_at, revoked FROM api_keys ORDER BY id',
       )
-      .all() as Array<{
-      id: number;
-      user_id: number;
-      key_hash: string;
-      label: string;
-      scope: string;
-      created_at: string;
-      last_used_at: string | null;
-      revoked: number;
-    }>;
-    return rows.map((row) => ({
-      id: row.id,
-      userId: row.user_id,
-      keyHash: row.key_hash,
-      label: row.label,
-      scope: row.scope,
-      createdAt: row.created_at,
-      lastUsedAt: row.last_used_at,
-      isRevoked: row.revoked !== 0,
-    }));
+      .all() as Array<Record<string, unknown>>;
+    return rows.map((row) => {
+      const notText: string[] = [];
+      return {
+        id: integerIn(row.id),
+        userId: integerIn(row.user_id),
+        keyHash: textIn(row.key_hash, 'key_hash', notText) ?? '',
+        label: textIn(row.label, 'label', notText) ?? '',
+        scope: textIn(row.scope, 'scope', notText) ?? '',
+        createdAt: textIn(row.created_at, 'created_at', notText) ?? '',
+        lastUsedAt: textIn(row.last_used_at, 'last_used_at', notText),
+        isRevoked: row.revoked !== 0,
+        notText,
+      };
+    });
   }
 
   /**
@@ -268,56 +300,66 @@ export class EnigmaSource {
     );
     let last = afterId;
     for (;;) {
-      const rows = page.all(last, highestId, batchSize) as Array<{
-        message_id: number;
-        area_tag: string;
-        message_uuid: string;
-        reply_to_message_id: number | null;
-        to_user_name: string;
-        from_user_name: string;
-        subject: string | null;
-        message: string | null;
-        modified_timestamp: string;
-      }>;
+      const rows = page.all(last, highestId, batchSize) as Array<Record<string, unknown> & { message_id: number }>;
       if (rows.length === 0) return;
       const first = rows[0]?.message_id ?? 0;
       last = rows[rows.length - 1]?.message_id ?? last;
       const meta = new Map<number, EnigmaMessageMeta[]>();
+      const metaNotText = new Map<number, string[]>();
       for (const row of metaOf.all(first, last) as Array<{
         message_id: number;
-        meta_category: string | number;
-        meta_name: string;
-        meta_value: string;
+        meta_category: unknown;
+        meta_name: unknown;
+        meta_value: unknown;
       }>) {
-        const list = meta.get(row.message_id) ?? [];
-        list.push({ category: String(row.meta_category), name: row.meta_name, value: row.meta_value });
-        meta.set(row.message_id, list);
+        const notText = metaNotText.get(row.message_id) ?? [];
+        metaNotText.set(row.message_id, notText);
+        const category = typeof row.meta_category === 'number' ? String(row.meta_category) : row.meta_category;
+        const entry = {
+          category: textIn(category, 'message_meta.meta_category', notText) ?? '',
+          name: textIn(row.meta_name, 'message_meta.meta_name', notText) ?? '',
+          value: textIn(row.meta_value, 'message_meta.meta_value', notText) ?? '',
+        };
+        meta.set(row.message_id, [...(meta.get(row.message_id) ?? []), entry]);
       }
-      yield rows.map((row) => ({
-        id: row.message_id,
-        areaTag: row.area_tag,
-        uuid: row.message_uuid,
-        replyToMessageId: row.reply_to_message_id ? row.reply_to_message_id : null,
-        toUserName: row.to_user_name,
-        fromUserName: row.from_user_name,
-        subject: row.subject ?? '',
-        body: row.message ?? '',
-        timestamp: row.modified_timestamp,
-        meta: meta.get(row.message_id) ?? [],
-      }));
+      yield rows.map((row) => {
+        const notText = [...(metaNotText.get(row.message_id) ?? [])];
+        const replyTo = integerIn(row.reply_to_message_id);
+        return {
+          id: row.message_id,
+          areaTag: textIn(row.area_tag, 'area_tag', notText) ?? '',
+          uuid: textIn(row.message_uuid, 'message_uuid', notText) ?? '',
+          replyToMessageId: replyTo ? replyTo : null,
+          toUserName: textIn(row.to_user_name, 'to_user_name', notText) ?? '',
+          fromUserName: textIn(row.from_user_name, 'from_user_name', notText) ?? '',
+          subject: textIn(row.subject, 'subject', notText) ?? '',
+          body: textIn(row.message, 'message', notText) ?? '',
+          timestamp: textIn(row.modified_timestamp, 'modified_timestamp', notText) ?? '',
+          meta: meta.get(row.message_id) ?? [],
+          notText,
+        };
+      });
     }
   }
 
   files(): EnigmaFile[] {
     const db = this.databases.file;
     const meta = new Map<number, Map<string, string>>();
+    const notText = new Map<number, string[]>();
+    const notTextOf = (fileId: number) => {
+      const list = notText.get(fileId) ?? [];
+      notText.set(fileId, list);
+      return list;
+    };
     for (const row of db.prepare('SELECT file_id, meta_name, meta_value FROM file_meta ORDER BY rowid').all() as Array<{
       file_id: number;
-      meta_name: string;
-      meta_value: string;
+      meta_name: unknown;
+      meta_value: unknown;
     }>) {
       const byName = meta.get(row.file_id) ?? new Map<string, string>();
-      if (!byName.has(row.meta_name)) byName.set(row.meta_name, row.meta_value);
+      const name = textIn(row.meta_name, 'file_meta.meta_name', notTextOf(row.file_id));
+      const value = textIn(row.meta_value, `file_meta ${name ?? ''}`, notTextOf(row.file_id));
+      if (name && !byName.has(name)) byName.set(name, value ?? '');
       meta.set(row.file_id, byName);
     }
     const hashTags = new Map<number, string[]>();
@@ -326,38 +368,34 @@ export class EnigmaSource {
         `SELECT f.file_id, h.hash_tag FROM file_hash_tag f JOIN hash_tag h ON h.hash_tag_id = f.hash_tag_id
           ORDER BY f.file_id, h.hash_tag`,
       )
-      .all() as Array<{ file_id: number; hash_tag: string }>) {
-      hashTags.set(row.file_id, [...(hashTags.get(row.file_id) ?? []), row.hash_tag]);
+      .all() as Array<{ file_id: number; hash_tag: unknown }>) {
+      const tag = textIn(row.hash_tag, 'hash_tag', notTextOf(row.file_id));
+      if (tag) hashTags.set(row.file_id, [...(hashTags.get(row.file_id) ?? []), tag]);
     }
     const rows = db
       .prepare(
         `SELECT file_id, area_tag, file_sha256, file_name, storage_tag, storage_tag_rel_path, desc, desc_long,
                 upload_timestamp FROM file ORDER BY file_id`,
       )
-      .all() as Array<{
-      file_id: number;
-      area_tag: string;
-      file_sha256: string;
-      file_name: string | null;
-      storage_tag: string;
-      storage_tag_rel_path: string | null;
-      desc: string | null;
-      desc_long: string | null;
-      upload_timestamp: string;
-    }>;
-    return rows.map((row) => ({
-      id: row.file_id,
-      areaTag: row.area_tag,
-      sha256: row.file_sha256,
-      fileName: row.file_name ?? '',
-      storageTag: row.storage_tag,
-      storageRelPath: row.storage_tag_rel_path,
-      desc: row.desc ?? '',
-      descLong: row.desc_long ?? '',
-      uploadTimestamp: row.upload_timestamp,
-      meta: meta.get(row.file_id) ?? new Map(),
-      hashTags: hashTags.get(row.file_id) ?? [],
-    }));
+      .all() as Array<Record<string, unknown>>;
+    return rows.map((row) => {
+      const id = integerIn(row.file_id);
+      const rowNotText = [...(notText.get(id) ?? [])];
+      return {
+        id,
+        areaTag: textIn(row.area_tag, 'area_tag', rowNotText) ?? '',
+        sha256: textIn(row.file_sha256, 'file_sha256', rowNotText) ?? '',
+        fileName: textIn(row.file_name, 'file_name', rowNotText) ?? '',
+        storageTag: textIn(row.storage_tag, 'storage_tag', rowNotText) ?? '',
+        storageRelPath: textIn(row.storage_tag_rel_path, 'storage_tag_rel_path', rowNotText),
+        desc: textIn(row.desc, 'desc', rowNotText) ?? '',
+        descLong: textIn(row.desc_long, 'desc_long', rowNotText) ?? '',
+        uploadTimestamp: textIn(row.upload_timestamp, 'upload_timestamp', rowNotText) ?? '',
+        meta: meta.get(id) ?? new Map(),
+        hashTags: hashTags.get(id) ?? [],
+        notText: rowNotText,
+      };
+    });
   }
 
   /** Logins, oldest first, from the system event log (`user_login_history`). */

@@ -74,7 +74,8 @@ const SINGLE_LINE_FORBIDDEN = /[\u0000-\u001f\u007f]/;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
 const MULTI_LINE_FORBIDDEN = /[\u0000-\u0008\u000b\u000c\u000e-\u001a\u001c-\u001f\u007f]/;
 
-function fieldProblem(field: ProfileField, value: string): string | null {
+/** Why `value` (trimmed, not empty) cannot be a profile's `field`, or null when it can: PUT /users/me's rules. */
+export function profileFieldProblem(field: ProfileField, value: string): string | null {
   const maxLength = PROFILE_FIELD_MAX_LENGTH[field];
   if ([...value].length > maxLength) return `must be at most ${maxLength} characters`;
   const forbidden = field === 'autoSignature' ? MULTI_LINE_FORBIDDEN : SINGLE_LINE_FORBIDDEN;
@@ -101,7 +102,7 @@ export function normaliseProfileUpdate(update: ProfileUpdate): Partial<Record<Pr
     const raw = update[field];
     if (raw === undefined) continue;
     const value = raw === null ? '' : raw.trim();
-    const problem = value === '' ? null : fieldProblem(field, value);
+    const problem = value === '' ? null : profileFieldProblem(field, value);
     if (problem) errors.push({ pointer: `/body/${field}`, message: problem });
     else values[field] = value === '' ? null : value;
   }

@@ -15,6 +15,11 @@ function usernameProblem(username: string): string | null {
   }
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
   if (/[\u0000-\u001f\u007f-\u009f]/.test(username)) return 'must not contain control characters';
+  // Bidirectional controls and zero-width characters make one name look like another
+  // ("admin" with a right-to-left override, or a zero-width space inside).
+  if (/[\u061c\u200b\u200e\u200f\u202a-\u202e\u2060-\u2069\ufeff]/.test(username)) {
+    return 'must not contain invisible or text-direction characters';
+  }
   if (username.trim() !== username) return 'must not start or end with a space';
   if (/^\d+$/.test(username)) return 'must not be all digits';
   return null;

@@ -1,10 +1,23 @@
-import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database as BaudDatabase } from '../../src/db/database.js';
 import { API, createMessageTestBoard, type MessageTestBoard } from '../messages/message-fixture.js';
 import { createEnigmaCopies, enigmaMessageInsert } from '../support/enigma-copies.js';
+import { ENIGMA_FIXTURE } from '../support/enigma-synthetic.js';
+import { runBaud } from '../support/run-baud.js';
 import { describeEachDialect, fakeClock } from '../support/test-board.js';
 
 /** Every regular file under `dir`, with its text. */
@@ -200,7 +213,10 @@ describeEachDialect('baud import enigma, password hashes past the bound', (diale
   it('imports an account whose PBKDF2 would cost 10,000,000 iterations of a 1,024-byte key without a usable password, and names it', async () => {
     const source = copies.sourceCopy('pbkdf2', (db) => {
       const property = db.user.prepare('UPDATE user_property SET prop_value = ? WHERE user_id = 2 AND prop_name = ?');
-      property.run(JSON.stringify({ iterations: 10_000_000, digest: 'sha512', keyLen: 1024, saltLen: 32 }), 'pw_hash_params');
+      property.run(
+        JSON.stringify({ iterations: 10_000_000, digest: 'sha512', keyLen: 1024, saltLen: 32 }),
+        'pw_hash_params',
+      );
       property.run('ab'.repeat(1024), 'pw_pbkdf2_dk');
     });
     const database = await copies.freshDatabase();
@@ -218,5 +234,115 @@ describeEachDialect('baud import enigma, password hashes past the bound', (diale
       .where('id', '=', 2)
       .executeTakeFirstOrThrow();
     expect(alice.passwordHash).toBe('!no-password');
+  });
+});
+
+describeEachDialect('baud import enigma, rows the API would refuse', (dialect) => {
+  let copies: ReturnType<typeof createEnigmaCopies>;
+  beforeAll(() => {
+    copies = createEnigmaCopies(dialect, 'baud-enigma-rows-');
+  });
+  afterAll(() => copies.cleanUp());
+
+  it('skips names, subjects, bodies, UUIDs and BLOBs posting or signing up would refuse, empties a javascript: web address, and says why', async () => {
+    const source = copies.sourceCopy('rows', (db) => {
+      const user = db.user.prepare('INSERT INTO user (id, user_name) VALUES (?, ?)');
+      user.run(7, '');
+      user.run(8, 'x');
+      user.run(9, '12345');
+      user.run(10, 'ali\tce');
+      user.run(11, 'nimda\u202E');
+      user.run(12, 'alice ');
+      user.run(13, Buffer.from('blob-user'));
+      db.user
+        .prepare(
+          "UPDATE user_property SET prop_value = 'javascript:alert(1)' WHERE user_id = 3 AND prop_name = 'web_address'",
+        )
+        .run();
+      db.user.prepare('UPDATE api_keys SET label = ? WHERE id = (SELECT MIN(id) FROM api_keys)').run(Buffer.from('k'));
+      const message = (id: number) => db.message.prepare(enigmaMessageInsert(id, 'pub_small', 0)).run();
+      for (const id of [9501, 9502, 9503, 9504, 9505]) message(id);
+      const set = db.message.prepare(
+        'UPDATE message SET subject = ?, message = ?, message_uuid = ? WHERE message_id = ?',
+      );
+      const uuid = (id: number) => `9b1a4c3e-0000-4000-8000-${id.toString(16).padStart(12, '0')}`;
+      set.run('s'.repeat(5000), 'Body', uuid(9501), 9501);
+      set.run('Big', 'b'.repeat(400 * 1024), uuid(9502), 9502);
+      set.run(Buffer.from('Blob subject'), 'Body', uuid(9503), 9503);
+      set.run('Blank', ' \r\n\t ', uuid(9504), 9504);
+      set.run('Odd UUID', 'Body', 'not-a-uuid', 9505);
+      db.file
+        .prepare(
+          `INSERT INTO file (file_id, area_tag, file_sha256, file_name, storage_tag, desc, desc_long, upload_timestamp)
+           SELECT 915, area_tag, ?, ?, storage_tag, desc, desc_long, upload_timestamp FROM file WHERE file_id = 26`,
+        )
+        .run('1'.repeat(64), Buffer.from('bbs-etiquette.txt'));
+    });
+    const database = await copies.freshDatabase();
+    const summary = await copies.run(source, database, 'rows');
+    expect(summary.counts.users).toMatchObject({ found: 13, imported: 6, skipped: 7 });
+    expect(summary.counts.messages).toMatchObject({ found: 2187, imported: 2182, skipped: 5 });
+    expect(summary.counts.apiKeys).toMatchObject({ skipped: 1 });
+    expect(summary.counts.files).toMatchObject({ found: 32, imported: 30, skipped: 2 });
+    const reasons = [
+      ['users', 'username must be 2 to 32 characters', 2],
+      ['users', 'username must not be all digits', 1],
+      ['users', 'username must not contain control characters', 1],
+      ['users', 'username must not contain invisible or text-direction characters', 1],
+      ['users', 'username must not start or end with a space', 1],
+      ['users', 'user_name: not text (a BLOB or a number where ENiGMA½ writes text)', 1],
+      // bob's javascript: and erin's gopher:// (the fixture's own): PUT /users/me takes neither.
+      ['users', 'webAddress must be an http:// or https:// URL: left empty', 2],
+      ['apiKeys', 'label: not text (a BLOB or a number where ENiGMA½ writes text)', 1],
+      ['messages', 'subject must be at most 72 characters', 1],
+      ['messages', 'body must be at most 65536 bytes of UTF-8', 1],
+      ['messages', 'subject: not text (a BLOB or a number where ENiGMA½ writes text)', 1],
+      ['messages', 'body must not be empty', 1],
+      ['messages', 'its message_uuid is not a UUID', 1],
+      ['files', 'file_name: not text (a BLOB or a number where ENiGMA½ writes text)', 1],
+    ] as const;
+    for (const [kind, reason, count] of reasons) expect(summary.skipped).toContainEqual({ kind, reason, count });
+    expect(await storedIds(database, 'users', [7, 8, 9, 10, 11, 12, 13])).toEqual([]);
+    expect(await storedIds(database, 'messages', [9501, 9502, 9503, 9504, 9505])).toEqual([]);
+    const bob = await database.db
+      .selectFrom('users')
+      .select(['username', 'webAddress'])
+      .where('id', '=', 3)
+      .executeTakeFirstOrThrow();
+    expect(bob).toEqual({ username: 'bob', webAddress: null });
+  });
+});
+
+describe('baud import enigma, an ACS baud cannot parse', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'baud-enigma-acs-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('stops before writing anything, naming the area, instead of writing a board that will not start', async () => {
+    const source = path.join(dir, 'enigma');
+    cpSync(ENIGMA_FIXTURE, source, { recursive: true });
+    const enigmaConfig = path.join(source, 'config', 'config.hjson');
+    const original = readFileSync(enigmaConfig, 'utf8');
+    const broken = original.replace(
+      "pub_small: { name: 'Public Small', desc: 'Small public area', sort: 1 }",
+      "pub_small: { name: 'Public Small', desc: 'Small public area', sort: 1, acs: { read: 'GM[users' } }",
+    );
+    expect(broken).not.toBe(original);
+    writeFileSync(enigmaConfig, broken);
+    const configPath = path.join(dir, 'board', 'config.hjson');
+    mkdirSync(path.dirname(configPath));
+    const configText = `{ database: { url: "sqlite:${path.join(dir, 'board', 'baud.db')}" }, logging: { level: "silent" } }\n`;
+    writeFileSync(configPath, configText);
+
+    const result = await runBaud(['import', 'enigma', source, '--config', configPath], { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      'configuration: invalid ACS for messageConferences.public_conf.areas.pub_small.acs.read: unclosed "[" at position 2',
+    );
+    expect(readFileSync(configPath, 'utf8')).toBe(configText);
+    expect(readdirSync(path.dirname(configPath))).toEqual(['config.hjson']);
+    expect(existsSync(path.join(dir, 'board', 'baud.db'))).toBe(false);
   });
 });

@@ -37,7 +37,8 @@ function makeWritable(dir: string): void {
  * to `messageCount` messages by copying the fixture's messages (and their `message_meta` rows)
  * over and over: copy k adds k × (highest fixture id) to every id, so ids continue after the
  * highest; replies inside the fixture point into their own copy, so every thread exists once
- * per copy; area tags, authors, bodies and timestamps stay, and the subject gets ` #k`. The
+ * per copy; area tags, authors, bodies and timestamps stay, and the subject gets ` #k` (cut
+ * short first where it would pass the 72 characters a subject may have). The
  * last copy may be partial (the fixture's first messages in id order).
  *
  * Fast enough for a million messages (seconds, not minutes): each copy is one
@@ -88,7 +89,8 @@ export function buildSyntheticEnigmaBoard(
               synthetic_uuid(message_id + :offset),
               CASE WHEN reply_to_message_id BETWEEN :firstId AND :lastId THEN reply_to_message_id + :offset
                    ELSE reply_to_message_id END,
-              to_user_name, from_user_name, subject || :suffix, message, modified_timestamp, view_count
+              to_user_name, from_user_name, substr(subject, 1, 72 - length(:suffix)) || :suffix, message,
+              modified_timestamp, view_count
          FROM template_message WHERE message_id <= :upTo ORDER BY message_id`,
     );
     const copyMeta = db.prepare(
