@@ -19,6 +19,13 @@ export interface WebhookTargetOptions {
   readonly lookup?: WebhookLookup;
 }
 
+/**
+ * The one reason given for a target whose address is not public, whatever the address and its kind:
+ * naming what a host name resolved to would let anyone read the board's internal DNS through
+ * webhook answers and delivery logs.
+ */
+export const TARGET_NOT_ALLOWED = 'not an allowed target';
+
 /** A webhook URL that may not be delivered to; `reason` is short enough for a delivery log. */
 export class WebhookTargetError extends Error {
   override readonly name = 'WebhookTargetError';
@@ -110,9 +117,8 @@ function vetAddress(address: string, allowPrivateTargets: boolean): WebhookAddre
   // A link-local answer can carry a zone (fe80::1%eth0); BlockList says "not listed" for it.
   const bare = address.split('%', 1)[0] ?? '';
   const family = isIP(bare);
-  if (family !== 4 && family !== 6) throw new WebhookTargetError(`resolves to an unusable address ${address}`);
-  const kind = allowPrivateTargets ? null : nonPublicKind(bare, family);
-  if (kind) throw new WebhookTargetError(`resolves to a ${kind} address ${address}`);
+  if (family !== 4 && family !== 6) throw new WebhookTargetError(TARGET_NOT_ALLOWED);
+  if (!allowPrivateTargets && nonPublicKind(bare, family) !== null) throw new WebhookTargetError(TARGET_NOT_ALLOWED);
   return { address, family };
 }
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   checkWebhookUrl,
   resolveWebhookTarget,
+  TARGET_NOT_ALLOWED,
   type WebhookAddress,
   WebhookTargetError,
 } from '../../src/webhooks/webhook-target.js';
@@ -62,7 +63,7 @@ describe('resolveWebhookTarget', () => {
     ['64:ff9b::a00:1', 'private'],
   ])('refuses %s as a %s address', async (address, kind) => {
     const reason = await refusal(urlFor(address), { allowPrivateTargets: false });
-    expect(reason).toMatch(new RegExp(`^resolves to a ${kind.replace(/[()]/g, '\\$&')} address `));
+    expect(reason, kind).toBe(TARGET_NOT_ALLOWED);
   });
 
   it.each([
@@ -100,9 +101,7 @@ describe('resolveWebhookTarget', () => {
       family: 4,
     });
     // The URL parser reads 0x7f.1 as 127.0.0.1.
-    expect(await refusal(new URL('http://0x7f.1/'), { allowPrivateTargets: false, lookup })).toBe(
-      'resolves to a loopback address 127.0.0.1',
-    );
+    expect(await refusal(new URL('http://0x7f.1/'), { allowPrivateTargets: false, lookup })).toBe(TARGET_NOT_ALLOWED);
   });
 
   it('returns the first answer of a host name whose answers are all public', async () => {
@@ -115,14 +114,14 @@ describe('resolveWebhookTarget', () => {
   it('refuses a host name when any of its answers is private', async () => {
     const lookup = lookupReturning({ address: '93.184.216.34', family: 4 }, { address: '10.0.0.5', family: 4 });
     expect(await refusal(new URL('https://hooks.example.test/'), { allowPrivateTargets: false, lookup })).toBe(
-      'resolves to a private address 10.0.0.5',
+      TARGET_NOT_ALLOWED,
     );
   });
 
   it('refuses a link-local answer that carries a zone', async () => {
     const lookup = lookupReturning({ address: 'fe80::1%eth0', family: 6 });
     expect(await refusal(new URL('https://hooks.example.test/'), { allowPrivateTargets: false, lookup })).toBe(
-      'resolves to a link-local address fe80::1%eth0',
+      TARGET_NOT_ALLOWED,
     );
   });
 
@@ -148,14 +147,12 @@ describe('resolveWebhookTarget', () => {
   it('refuses an answer that is not an IP address', async () => {
     const lookup = lookupReturning({ address: 'localhost', family: 4 });
     expect(await refusal(new URL('https://hooks.example.test/'), { allowPrivateTargets: true, lookup })).toBe(
-      'resolves to an unusable address localhost',
+      TARGET_NOT_ALLOWED,
     );
   });
 
   it('looks host names up in DNS by default', async () => {
-    expect(await refusal(new URL('http://localhost:8080/'), { allowPrivateTargets: false })).toMatch(
-      /^resolves to a loopback address (127\.0\.0\.1|::1)$/,
-    );
+    expect(await refusal(new URL('http://localhost:8080/'), { allowPrivateTargets: false })).toBe(TARGET_NOT_ALLOWED);
   });
 });
 

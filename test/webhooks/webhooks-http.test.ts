@@ -236,6 +236,14 @@ describeEachDialect('webhook targets', (dialect) => {
   });
   afterAll(() => board.close());
 
+  const createWithUrl = (url: string) =>
+    board.app.inject({
+      method: 'POST',
+      url: `${API}/webhooks`,
+      headers: auth,
+      payload: { url, events: ['message.created'] },
+    });
+
   it.each([
     'http://127.0.0.1:9/hook',
     'http://169.254.169.254/latest/meta-data',
@@ -243,16 +251,20 @@ describeEachDialect('webhook targets', (dialect) => {
     'http://[::1]/hook',
     'http://localhost/hook',
   ])('refuses %s unless the sysop allows private targets', async (url) => {
-    const response = await board.app.inject({
-      method: 'POST',
-      url: `${API}/webhooks`,
-      headers: auth,
-      payload: { url, events: ['message.created'] },
-    });
+    const response = await createWithUrl(url);
     expect(response.statusCode).toBe(400);
-    expect(response.json().errors[0]).toMatchObject({
-      pointer: '/body/url',
-      message: expect.stringMatching(/resolves to/),
-    });
+    expect(response.json().errors).toEqual([{ pointer: '/body/url', message: 'not an allowed target' }]);
+  });
+
+  it('gives the same answer for every refused address, never the one a host name resolved to', async () => {
+    const literal = await createWithUrl('http://10.1.2.3/hook');
+    const named = await createWithUrl('http://localhost/hook');
+    expect(named.statusCode).toBe(400);
+    expect(named.headers['content-type']).toBe('application/problem+json; charset=utf-8');
+    expect(named.json().detail).toBe('Webhook URL refused: not an allowed target.');
+    const { instance: _literalInstance, ...literalProblem } = literal.json();
+    const { instance: _namedInstance, ...namedProblem } = named.json();
+    expect(namedProblem).toEqual(literalProblem);
+    expect(named.body).not.toMatch(/127\.0\.0\.1|::1|loopback/);
   });
 });
