@@ -1,5 +1,6 @@
 import { promises as dns } from 'node:dns';
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
 /** Longer URLs are refused when a webhook is created; no receiver needs one. */
 export const MAX_WEBHOOK_URL_LENGTH = 2048;
@@ -34,33 +35,6 @@ export class WebhookTargetError extends Error {
     super(`Webhook URL refused: ${reason}.`);
   }
 }
-
-/**
- * Addresses a webhook may not reach unless private targets are allowed, by the word a delivery log
- * uses for them. The metadata services of cloud hosts are among them: 169.254.169.254 is
- * link-local and fd00:ec2::254 is a unique local (private) address.
- */
-const NON_PUBLIC_RANGES: readonly { readonly kind: string; readonly cidrs: readonly string[] }[] = [
-  // Connecting to 0.0.0.0 or :: reaches the local host on Linux.
-  { kind: 'non-routable', cidrs: ['0.0.0.0/8', '::/128'] },
-  { kind: 'loopback', cidrs: ['127.0.0.0/8', '::1/128'] },
-  { kind: 'private', cidrs: ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', 'fc00::/7'] },
-  { kind: 'link-local', cidrs: ['169.254.0.0/16', 'fe80::/10'] },
-  { kind: 'shared (CGNAT)', cidrs: ['100.64.0.0/10'] },
-  { kind: 'documentation', cidrs: ['192.0.2.0/24', '198.51.100.0/24', '203.0.113.0/24', '2001:db8::/32'] },
-  { kind: 'multicast', cidrs: ['224.0.0.0/4', 'ff00::/8'] },
-  // 240.0.0.0/4 includes the broadcast address 255.255.255.255.
-  { kind: 'reserved', cidrs: ['192.0.0.0/24', '198.18.0.0/15', '240.0.0.0/4'] },
-];
-
-const NON_PUBLIC_LISTS = NON_PUBLIC_RANGES.map(({ kind, cidrs }) => {
-  const list = new BlockList();
-  for (const cidr of cidrs) {
-    const [network = '', prefix = ''] = cidr.split('/');
-    list.addSubnet(network, Number(prefix), isIP(network) === 6 ? 'ipv6' : 'ipv4');
-  }
-  return { kind, list };
-});
 
 /**
  * The URL of a webhook being created, parsed, if it is one baud may deliver to as written: an
@@ -112,48 +86,66 @@ async function lookupAll(hostname: string): Promise<WebhookAddress[]> {
   return answers.map(({ address, family }) => ({ address, family: family === 6 ? 6 : 4 }));
 }
 
-/** The address with its family, or a refusal. The family is read from the address, not trusted from DNS. */
+/**
+ * The address with its family, or a refusal. The family is read from the address, not trusted
+ * from DNS. Unless private targets are allowed, the address returned is the one classified,
+ * written out by the same parser (`::8.8.8.8` is read as `::ffff:8.8.8.8`), so the connection
+ * goes exactly where the check looked.
+ */
 function vetAddress(address: string, allowPrivateTargets: boolean): WebhookAddress {
-  // A link-local answer can carry a zone (fe80::1%eth0); BlockList says "not listed" for it.
+  // A link-local answer can carry a zone (fe80::1%eth0); the address is what precedes it.
   const bare = address.split('%', 1)[0] ?? '';
+  // Node's strict reading first: ipaddr.js also takes forms such as 0x7f.1 that DNS never answers.
   const family = isIP(bare);
   if (family !== 4 && family !== 6) throw new WebhookTargetError(TARGET_NOT_ALLOWED);
-  if (!allowPrivateTargets && nonPublicKind(bare, family) !== null) throw new WebhookTargetError(TARGET_NOT_ALLOWED);
-  return { address, family };
+  if (allowPrivateTargets) return { address, family };
+  const parsed = ipaddr.parse(address);
+  if (!isGlobalAddress(parsed)) throw new WebhookTargetError(TARGET_NOT_ALLOWED);
+  return { address: parsed.toString(), family };
 }
 
-function nonPublicKind(address: string, family: 4 | 6): string | null {
-  const ipv4 = family === 6 ? embeddedIpv4(address) : null;
-  if (ipv4) return nonPublicKind(ipv4, 4);
-  const type = family === 6 ? 'ipv6' : 'ipv4';
-  return NON_PUBLIC_LISTS.find(({ list }) => list.check(address, type))?.kind ?? null;
+/** The global unicast space (RFC 4291 §2.4): every IPv6 address handed out for the Internet is in it. */
+const GLOBAL_UNICAST = ipaddr.parseCIDR('2000::/3') as [ipaddr.IPv6, number];
+/** NAT64's well-known prefix (RFC 6052); its local-use neighbour 64:ff9b:1::/48 (RFC 8215) is private. */
+const WELL_KNOWN_NAT64 = ipaddr.parseCIDR('64:ff9b::/96') as [ipaddr.IPv6, number];
+
+/**
+ * Whether `address` is on the public Internet: ipaddr.js's `unicast` class, which is everything
+ * outside its table of special-purpose ranges (private, loopback, link-local, CGNAT, documentation,
+ * benchmarking, multicast, reserved …). An IPv6 form that carries an IPv4 address (IPv4-mapped,
+ * IPv4-translated, NAT64, 6to4, Teredo) is judged by the IPv4 address it reaches. Other IPv6
+ * addresses must also be global unicast (2000::/3): ipaddr.js calls unassigned space such as the
+ * deprecated IPv4-compatible ::a.b.c.d `unicast` too.
+ */
+function isGlobalAddress(address: ipaddr.IPv4 | ipaddr.IPv6): boolean {
+  if (address.kind() === 'ipv4') return address.range() === 'unicast';
+  const ipv6 = address as ipaddr.IPv6;
+  const embedded = embeddedIpv4(ipv6);
+  if (embedded !== null) return embedded.length > 0 && embedded.every((ipv4) => ipv4.range() === 'unicast');
+  return ipv6.range() === 'unicast' && ipv6.match(GLOBAL_UNICAST);
 }
 
 /**
- * The IPv4 address carried in the last 32 bits of an IPv4-mapped (::ffff:0:0/96) or NAT64
- * (64:ff9b::/96) address: a connection to one of those ends at that IPv4 address.
+ * The IPv4 addresses a connection to an IPv6 address of a translating range ends at, or null for
+ * a range that carries none; an empty list refuses the address (local-use NAT64, whose prefix
+ * length, and so where the IPv4 address sits, only its network knows).
  */
-function embeddedIpv4(ipv6: string): string | null {
-  const groups = ipv6Groups(ipv6);
-  const prefix = groups.slice(0, 6).join(':');
-  if (prefix !== '0:0:0:0:0:ffff' && prefix !== '64:ff9b:0:0:0:0') return null;
-  const [high = 0, low = 0] = groups.slice(6).map((group) => Number.parseInt(group, 16));
-  return [high >> 8, high & 0xff, low >> 8, low & 0xff].join('.');
-}
-
-/** The eight groups of a valid IPv6 address in lower-case hex without leading zeros, `::` expanded. */
-function ipv6Groups(ipv6: string): string[] {
-  const toGroups = (part: string): string[] =>
-    part === '' ? [] : part.split(':').flatMap((group) => (group.includes('.') ? dottedToGroups(group) : [group]));
-  const [head = '', tail] = ipv6.toLowerCase().split('::');
-  const front = toGroups(head);
-  const back = tail === undefined ? [] : toGroups(tail);
-  const zeros = Array.from({ length: 8 - front.length - back.length }, () => '0');
-  return [...front, ...zeros, ...back].map((group) => Number.parseInt(group, 16).toString(16));
-}
-
-/** `127.0.0.1` as the two IPv6 groups `7f00` and `1`. */
-function dottedToGroups(dotted: string): string[] {
-  const [a = 0, b = 0, c = 0, d = 0] = dotted.split('.').map(Number);
-  return [((a << 8) | b).toString(16), ((c << 8) | d).toString(16)];
+function embeddedIpv4(ipv6: ipaddr.IPv6): ipaddr.IPv4[] | null {
+  const { parts } = ipv6;
+  const ipv4Of = (high = 0, low = 0) =>
+    ipaddr.fromByteArray([high >> 8, high & 0xff, low >> 8, low & 0xff]) as ipaddr.IPv4;
+  switch (ipv6.range()) {
+    case 'ipv4Mapped':
+    case 'rfc6145':
+      return [ipv4Of(parts[6], parts[7])];
+    case 'rfc6052':
+      return ipv6.match(WELL_KNOWN_NAT64) ? [ipv4Of(parts[6], parts[7])] : [];
+    case '6to4':
+      return [ipv4Of(parts[1], parts[2])];
+    case 'teredo':
+      // The Teredo server, and the client's public address, stored inverted (RFC 4380 §4).
+      return [ipv4Of(parts[2], parts[3]), ipv4Of((parts[6] ?? 0) ^ 0xffff, (parts[7] ?? 0) ^ 0xffff)];
+    default:
+      return null;
+  }
 }

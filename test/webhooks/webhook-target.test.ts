@@ -61,9 +61,41 @@ describe('resolveWebhookTarget', () => {
     ['::ffff:169.254.169.254', 'link-local'],
     ['64:ff9b::127.0.0.1', 'loopback'],
     ['64:ff9b::a00:1', 'private'],
-  ])('refuses %s as a %s address', async (address, kind) => {
-    const reason = await refusal(urlFor(address), { allowPrivateTargets: false });
-    expect(reason, kind).toBe(TARGET_NOT_ALLOWED);
+    // Attack run of issue 29: IPv6 forms that carry a private IPv4 address.
+    ['::127.0.0.1', 'IPv4-compatible loopback'],
+    ['::ffff:0:7f00:1', 'IPv4-translated loopback'],
+    ['2002:7f00:1::', '6to4 of a loopback'],
+    ['64:ff9b:1::a00:1', 'local-use NAT64'],
+    ['64:ff9b:1::808:808', 'local-use NAT64'],
+    ['::a00:1', 'IPv4-compatible private'],
+    ['::808:808', 'IPv4-compatible (deprecated, unassigned)'],
+    ['::ffff:0:a9fe:a9fe', 'IPv4-translated link-local'],
+    ['2002:a9fe:a9fe::1', '6to4 of the metadata address'],
+    ['2002:a00:1::', '6to4 of a private'],
+    ['2002:c0a8:101::', '6to4 of a private'],
+    ['2001:0:4136:e378:8000:63bf:80ff:fffe', 'Teredo whose client is a loopback'],
+    ['2001:0:a00:1:8000:63bf:f7f7:f7f7', 'Teredo whose server is a private'],
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', 'Teredo whose client is a documentation'],
+    // Special-purpose IPv6 ranges.
+    ['100::1', 'discard-only'],
+    ['2001:2::1', 'benchmarking'],
+    ['2001:10::1', 'ORCHID'],
+    ['2001:20::1', 'ORCHIDv2'],
+    ['3fff::1', 'documentation'],
+    ['5f00::1', 'segment routing'],
+    ['fec0::1', 'site-local'],
+    ['1::1', 'unassigned'],
+    ['4000::1', 'unassigned'],
+    // Special-purpose IPv4 ranges.
+    ['192.88.99.1', '6to4 relay anycast'],
+    ['192.31.196.1', 'AS112'],
+    ['192.52.193.1', 'AMT'],
+  ])('refuses %s (%s), as a literal and as a DNS answer', async (address) => {
+    expect(await refusal(urlFor(address), { allowPrivateTargets: false })).toBe(TARGET_NOT_ALLOWED);
+    const lookup = lookupReturning({ address, family: address.includes(':') ? 6 : 4 });
+    expect(await refusal(new URL('https://hooks.example.test/'), { allowPrivateTargets: false, lookup })).toBe(
+      TARGET_NOT_ALLOWED,
+    );
   });
 
   it.each([
@@ -84,6 +116,9 @@ describe('resolveWebhookTarget', () => {
     ['2001:4860:4860::8888', 6],
     ['::ffff:8.8.8.8', 6],
     ['64:ff9b::808:808', 6],
+    ['2002:808:808::1', 6],
+    ['2001:0:4136:e378:8000:63bf:f7f7:f7f7', 6],
+    ['2a00:1450:4001:81c::200e', 6],
   ] as const)('allows the public address %s', async (address, family) => {
     const target = await resolveWebhookTarget(urlFor(address), { allowPrivateTargets: false });
     expect(target.family).toBe(family);

@@ -250,6 +250,10 @@ describeEachDialect('webhook targets', (dialect) => {
     'http://10.1.2.3/hook',
     'http://[::1]/hook',
     'http://localhost/hook',
+    'http://[::127.0.0.1]/hook',
+    'http://[::ffff:0:7f00:1]/hook',
+    'http://[2002:7f00:1::]/hook',
+    'http://[64:ff9b:1::a00:1]/hook',
   ])('refuses %s unless the sysop allows private targets', async (url) => {
     const response = await createWithUrl(url);
     expect(response.statusCode).toBe(400);
