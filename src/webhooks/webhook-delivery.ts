@@ -1,4 +1,5 @@
 import { createHash, createHmac } from 'node:crypto';
+import type { CallerUser, UserCaller } from '../caller.js';
 import type { BoardEvent } from '../events/event-log.js';
 import { BAUD_VERSION } from '../version.js';
 import { signWebhookBody } from './webhook-signature.js';
@@ -11,6 +12,22 @@ export interface DeliveryRequest {
   readonly deliveryId: string;
   readonly body: string;
   readonly headers: Readonly<Record<string, string>>;
+}
+
+/**
+ * Whom a delivery to `url` shows what its owner may see: the owner with the `read` scope (making or
+ * changing a webhook needs it), on a secure connection only when the receiver is https — an http
+ * delivery crosses the network in clear, so an area whose read ACS asks for TLS (`SC`) stays out.
+ */
+export function deliveryCaller(owner: CallerUser, url: string): UserCaller {
+  return {
+    kind: 'user',
+    user: owner,
+    via: 'apiKey',
+    scopes: new Set(['read']),
+    isSecure: new URL(url).protocol === 'https:',
+    session: null,
+  };
 }
 
 /**

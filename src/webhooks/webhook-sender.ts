@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { UserCaller } from '../caller.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/load-config.js';
 import { compileEventFilter } from '../events/event-filter.js';
 import type { BoardEvent, EventLog, EventType } from '../events/event-log.js';
 import type { EventVisibility } from '../events/event-visibility.js';
 import type { UserService } from '../users/user-service.js';
-import { deliveryIdOf, deliveryRequest, webhookSecret } from './webhook-delivery.js';
+import { deliveryCaller, deliveryIdOf, deliveryRequest, webhookSecret } from './webhook-delivery.js';
 import { postWebhook, type WebhookAttempt } from './webhook-request.js';
 import type { AttemptOutcome, WebhookRow, WebhookStore } from './webhook-store.js';
 
@@ -105,14 +104,7 @@ export function createWebhookSender(deps: {
       await store.recordOutcome(id, me, { ...state, deactivatedAt: now, deactivationReason: 'its owner is disabled' });
       return;
     }
-    const owner: UserCaller = {
-      kind: 'user',
-      user,
-      via: 'apiKey',
-      scopes: new Set(['read']),
-      isSecure: true,
-      session: null,
-    };
+    const owner = deliveryCaller(user, row.url);
     let sent = 0;
     while (sent < EVENTS_PER_CLAIM && !isStopped) {
       const events = await log.readAfter(state.deliveredThrough, EVENTS_PER_CLAIM);

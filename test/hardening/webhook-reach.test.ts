@@ -1,0 +1,101 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { CallerUser, UserCaller } from '../../src/caller.js';
+import { deliveryCaller } from '../../src/webhooks/webhook-delivery.js';
+import { createTestBoard, describeEachDialect, type TestBoard } from '../support/test-board.js';
+import { type Received, startReceiver } from '../support/webhook-receiver.js';
+
+const API = '/_baud/api/v1';
+type Headers = Record<string, string>;
+type Receiver = Awaited<ReturnType<typeof startReceiver>>;
+
+const subjectsOf = (received: readonly Received[]) =>
+  received.map((delivery) => (JSON.parse(delivery.body) as { data: { subject?: string } }).data.subject);
+
+/**
+ * What a webhook may carry away (issue 29, items 5, 6 and 12): never more than the credential
+ * that made it could read, nothing once its owner's credentials were reset, and nothing an area
+ * keeps for TLS callers over a plain-http delivery.
+ */
+describeEachDialect('what a webhook delivers', (dialect) => {
+  let board: TestBoard;
+  let receiver: Receiver;
+  let marker: Receiver;
+  let alice: Headers;
+  let bob: Headers;
+
+  const inject = (method: 'GET' | 'POST' | 'PATCH', url: string, headers: Headers, payload?: object) =>
+    board.app.inject({ method, url: `${API}${url}`, headers, ...(payload === undefined ? {} : { payload }) });
+  const createWebhook = (headers: Headers, url = receiver.url) =>
+    inject('POST', '/webhooks', headers, { url, events: ['message.created'] });
+  const post = (areaTag: string, subject: string, headers = alice) =>
+    inject('POST', `/messages/areas/${areaTag}/messages`, headers, { subject, message: 'text' });
+  const apiKey = async (username: string, scope: string) => ({
+    'x-baud-api-key': (await board.board.apiKeys.generate(username, `${scope} bot`, scope)).key,
+  });
+
+  beforeAll(async () => {
+    board = await createTestBoard(dialect, {
+      config: {
+        messageConferences: {
+          main: {
+            name: 'Main',
+            areas: {
+              general: { name: 'General' },
+              priv_members: { name: 'Members', acs: { read: 'GM[members]', write: 'GM[members]' } },
+              tls_only: { name: 'TLS only', acs: { read: 'SC' } },
+            },
+          },
+        },
+        events: { pollIntervalMs: 50 },
+        webhooks: { allowPrivateTargets: true, timeoutSeconds: 1 },
+      },
+    });
+    alice = (await board.userWithToken('alice', { groups: ['members'] })).auth;
+    bob = (await board.userWithToken('bob')).auth;
+    receiver = await startReceiver();
+    marker = await startReceiver();
+  });
+  afterAll(async () => {
+    await board.close();
+    await receiver.close();
+    await marker.close();
+  });
+  beforeEach(async () => {
+    await board.board.db.deleteFrom('webhooks').execute();
+    receiver.received.length = 0;
+    marker.received.length = 0;
+  });
+
+  it('keeps an area whose read ACS needs TLS out of a plain-http delivery', async () => {
+    expect((await createWebhook(alice)).statusCode).toBe(201);
+    const owner = await board.board.users.loadCallerUser((await board.board.users.getUser('alice')).userId);
+    if (owner === null) throw new Error('alice is missing');
+    // Alice on TLS may post and read there; the webhook's receiver is http.
+    const onTls: UserCaller = {
+      kind: 'user',
+      user: owner,
+      via: 'token',
+      scopes: new Set(['read', 'write']),
+      isSecure: true,
+      session: null,
+    };
+    await board.board.messages.postMessage(onTls, 'tls_only', {
+      subject: 'For TLS readers only',
+      message: 'secret',
+    });
+    expect((await post('general', 'Plain news')).statusCode).toBe(201);
+    // Deliveries keep the events' order, so the TLS-only post would have arrived first.
+    await expect.poll(() => subjectsOf(receiver.received), { timeout: 5000 }).toContain('Plain news');
+    expect(subjectsOf(receiver.received)).toEqual(['Plain news']);
+  });
+});
+
+describe('deliveryCaller', () => {
+  const owner = { id: 1, username: 'alice', groups: [] } as unknown as CallerUser;
+
+  it('is on a secure connection for an https receiver only, and may only read', () => {
+    expect(deliveryCaller(owner, 'https://hooks.example.test/in')).toMatchObject({ isSecure: true });
+    expect(deliveryCaller(owner, 'http://hooks.example.test/in')).toMatchObject({ isSecure: false });
+    expect([...deliveryCaller(owner, 'https://hooks.example.test/in').scopes]).toEqual(['read']);
+  });
+});
