@@ -3,7 +3,7 @@ import { type Caller, isSysop, type UserCaller } from '../caller.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/load-config.js';
 import { mapPage, type Page, type PageRequest } from '../db/keyset.js';
-import { BadRequestError, ConflictError, NotFoundError, UnauthorizedError } from '../errors.js';
+import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, UnauthorizedError } from '../errors.js';
 import { checkEventFilter } from '../events/event-filter.js';
 import type { EventLog } from '../events/event-log.js';
 import { deliveryIdOf, deliveryRequest, TEST_EVENT_TYPE, webhookSecret } from './webhook-delivery.js';
@@ -105,6 +105,21 @@ export function createWebhookService(deps: {
     return caller;
   }
 
+  /**
+   * A caller who may make or change what a webhook delivers and where: one who may read. A
+   * delivery shows what its owner may read, so a write-only API key would otherwise read through
+   * a webhook what it may not read itself.
+   */
+  function directorOf(caller: Caller): UserCaller {
+    const user = userOf(caller);
+    if (!user.scopes.has('read')) {
+      throw new ForbiddenError(
+        "Webhooks deliver what their owner may read: this API key's scope needs read as well as write.",
+      );
+    }
+    return user;
+  }
+
   /** The webhook if the caller may manage it; else 404, so others' webhooks stay unknown. */
   async function managed(caller: Caller, id: number): Promise<WebhookRow> {
     const user = userOf(caller);
@@ -152,8 +167,11 @@ export function createWebhookService(deps: {
   }
 
   return {
-    /** `POST /webhooks`: the new webhook, its secret shown this once. Over the per-user limit → 409. */
-    create: (caller: Caller, input: WebhookInput) => createFor(userOf(caller).user.id, input),
+    /**
+     * `POST /webhooks`: the new webhook, its secret shown this once. Over the per-user limit → 409;
+     * a credential that may not read → 403.
+     */
+    create: (caller: Caller, input: WebhookInput) => createFor(directorOf(caller).user.id, input),
 
     /** The operator's `baud webhook add`, for any user. */
     createFor,
@@ -169,8 +187,12 @@ export function createWebhookService(deps: {
 
     get: async (caller: Caller, id: number) => toWebhookView(await managed(caller, id)),
 
-    /** Changes what was given; `active: true` revives a deactivated webhook with its failures forgotten. */
+    /**
+     * Changes what was given; `active: true` revives a deactivated webhook with its failures
+     * forgotten. A credential that may not read → 403, as for `create`.
+     */
     async update(caller: Caller, id: number, patch: WebhookPatch): Promise<WebhookView> {
+      directorOf(caller);
       const row = await managed(caller, id);
       const url = patch.url === undefined ? undefined : await checkTarget(patch.url);
       const filter =

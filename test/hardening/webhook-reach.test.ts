@@ -88,6 +88,33 @@ describeEachDialect('what a webhook delivers', (dialect) => {
     await expect.poll(() => subjectsOf(receiver.received), { timeout: 5000 }).toContain('Plain news');
     expect(subjectsOf(receiver.received)).toEqual(['Plain news']);
   });
+
+  it('refuses to make or change a webhook with an API key that may not read', async () => {
+    const writeOnly = await apiKey('alice', 'write');
+    const refused = await createWebhook(writeOnly);
+    expect(refused.statusCode).toBe(403);
+    expect(refused.headers['content-type']).toBe('application/problem+json; charset=utf-8');
+    expect(refused.json()).toEqual({
+      type: `${API}/errors/403`,
+      title: 'Forbidden',
+      status: 403,
+      detail: "Webhooks deliver what their owner may read: this API key's scope needs read as well as write.",
+    });
+    expect(await board.board.db.selectFrom('webhooks').select('id').execute()).toEqual([]);
+
+    const created = await createWebhook(await apiKey('alice', 'read,write'));
+    expect(created.statusCode).toBe(201);
+    const { id } = created.json() as { id: number };
+    // A write-only key could otherwise point someone's webhook at a receiver of its own.
+    const patched = await inject('PATCH', `/webhooks/${id}`, writeOnly, { url: marker.url });
+    expect(patched.statusCode).toBe(403);
+    expect((await inject('GET', `/webhooks/${id}`, alice)).json()).toMatchObject({ url: receiver.url });
+
+    // What the attack run saw: a members-only subject reaching a webhook a write-only key made.
+    expect((await post('priv_members', 'Members only')).statusCode).toBe(201);
+    await expect.poll(() => subjectsOf(receiver.received), { timeout: 5000 }).toEqual(['Members only']);
+    expect(marker.received).toEqual([]);
+  });
 });
 
 describe('deliveryCaller', () => {

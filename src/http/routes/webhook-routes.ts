@@ -142,7 +142,8 @@ export function registerWebhookRoutes(fastify: FastifyInstance, board: Board): v
         summary: 'Create a webhook',
         description:
           'Deliveries start with the next event. The answer holds the signing secret, shown this once. ' +
-          'At most `webhooks.maxPerUser` per user (409 beyond).',
+          'At most `webhooks.maxPerUser` per user (409 beyond). An API key needs `read` as well as `write` ' +
+          '(403 otherwise): the webhook delivers what its owner may read.',
         body: CreateBody,
         response: { 201: CreatedWebhook, ...ProblemResponses(401, 403, 409, 415) },
       },
@@ -192,6 +193,7 @@ export function registerWebhookRoutes(fastify: FastifyInstance, board: Board): v
       schema: {
         tags: TAGS,
         summary: 'Change a webhook, or switch it on and off',
+        description: 'An API key needs `read` as well as `write` (403 otherwise), as for creating one.',
         params: IdParams,
         body: PatchBody,
         response: { 200: Webhook, ...ProblemResponses(401, 403, 404, 415) },
