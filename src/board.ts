@@ -60,7 +60,13 @@ async function assembleBoard(config: Config, database: Database, clock: Clock, a
   const identityChanges = createIdentityChanges();
   const stores = createStores(database, clock, identityChanges);
   const events = createEventLog({ database, clock, ...config.events });
-  const users = createUserService({ store: stores.users, apiKeys: stores.apiKeys, config, clock });
+  const users = createUserService({
+    store: stores.users,
+    apiKeys: stores.apiKeys,
+    webhooks: stores.webhooks,
+    config,
+    clock,
+  });
   const access = createAreaAccess({ config, areas, clock });
   const messages = createMessageService({ store: stores.messages, users: stores.users, clock, areas, access, events });
   const files = await openFileBase({ store: stores.files, config, clock, areas, access, events });

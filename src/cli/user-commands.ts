@@ -46,13 +46,23 @@ export function registerUserCommands(program: Command): void {
   withCommonOptions(
     user
       .command('passwd <username>')
-      .description("set a user's password (ends their login sessions and revokes their API keys)")
+      .description(
+        "set a user's password (ends their login sessions, revokes their API keys and deactivates their webhooks)",
+      )
       .option('--password <password>', 'the new password')
       .option('--password-stdin', 'read the new password from standard input'),
   ).action(async (username: string, options: PasswordOptions) => {
     const password = await passwordFrom(options);
-    await withBoard(options, (board) => board.users.setPassword(username, password));
-    printResult(options, { username, passwordChanged: true }, `password changed for ${username}`);
+    const { webhooksDeactivated } = await withBoard(options, (board) => board.users.setPassword(username, password));
+    printResult(options, { username, passwordChanged: true, webhooksDeactivated }, [
+      `password changed for ${username}: login sessions ended, API keys revoked`,
+      ...(webhooksDeactivated === 0
+        ? []
+        : [
+            `${webhooksDeactivated} webhook${webhooksDeactivated === 1 ? '' : 's'} deactivated; ` +
+              `${username} can check each and switch it on again (PATCH /webhooks/{id} {"active": true})`,
+          ]),
+    ]);
   });
 
   const group = user.command('group').description('manage group membership');

@@ -5,6 +5,7 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config/load-config.js';
 import type { UserRow } from '../db/schema.js';
 import { BadRequestError, ConflictError, NotFoundError } from '../errors.js';
+import type { WebhookStore } from '../webhooks/webhook-store.js';
 import type { UserCard, UserStore } from './user-store.js';
 import { assertValidUsername } from './username.js';
 
@@ -41,10 +42,12 @@ export interface UserService {
   createUser(input: NewUserInput): Promise<UserSummary>;
   /**
    * Sets a new password. Every credential the old one stood behind ends with it: login
-   * sessions (their refresh families die) and API keys (revoked). One transaction, so no
-   * key outlives a password change that took effect.
+   * sessions (their refresh families die) and API keys (revoked); and the user's webhooks are
+   * deactivated, since one made with a stolen credential would go on delivering (their owner
+   * sees why and may switch them on again). One transaction, so nothing outlives a password
+   * change that took effect.
    */
-  setPassword(username: string, password: string): Promise<void>;
+  setPassword(username: string, password: string): Promise<PasswordReset>;
   addGroup(username: string, group: string): Promise<UserSummary>;
   removeGroup(username: string, group: string): Promise<UserSummary>;
   /** Disabling ends every session at once; the account keeps its data. */
@@ -59,14 +62,24 @@ export interface UserService {
   cardsOf(userIds: readonly number[]): Promise<Map<number, UserCard>>;
 }
 
+/** What a password change ended beyond sessions and keys, for the operator to hear. */
+export interface PasswordReset {
+  readonly webhooksDeactivated: number;
+}
+
+/** Why a webhook stopped when its owner's password was reset (shown with the webhook). */
+export const PASSWORD_RESET_REASON = "its owner's password was reset";
+
 export function createUserService(deps: {
   store: UserStore;
   /** A password change revokes the user's keys in its own transaction. */
   apiKeys: ApiKeyStore;
+  /** … and deactivates the user's webhooks in it. */
+  webhooks: Pick<WebhookStore, 'deactivateOwnedBy'>;
   config: Config;
   clock: Clock;
 }): UserService {
-  const { store, apiKeys, config, clock } = deps;
+  const { store, apiKeys, webhooks, config, clock } = deps;
 
   function assertValidPassword(password: string): void {
     const minLength = config.users.passwordMinLength;
@@ -106,9 +119,10 @@ export function createUserService(deps: {
       const row = await findUserNamed(store, username);
       const passwordHash = await hashPassword(password);
       const now = clock.now().toISOString();
-      await store.transaction(async (trx) => {
+      return store.transaction(async (trx) => {
         await store.setPasswordHash(trx, row.id, passwordHash, now);
         await apiKeys.revokeUserKeys(trx, row.id, now);
+        return { webhooksDeactivated: await webhooks.deactivateOwnedBy(trx, row.id, now, PASSWORD_RESET_REASON) };
       });
     },
 

@@ -21,7 +21,7 @@ export interface WebhookView {
   readonly description: string;
   readonly createdAt: string;
   readonly active: boolean;
-  /** Why it stopped (failing for 24 h, 50 failures in a row, its owner), or null. */
+  /** Why it stopped (failing for 24 h, 50 failures in a row, its owner disabled or their password reset), or null. */
   readonly deactivationReason: string | null;
   readonly consecutiveFailures: number;
 }

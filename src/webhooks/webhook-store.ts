@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { Db, Dialect } from '../db/database.js';
+import type { Db, Dialect, Executor } from '../db/database.js';
 import { type Page, type PageRequest, pageFromRows, rowsToFetch } from '../db/keyset.js';
 import type { WebhookDeliveriesTable, WebhooksTable } from '../db/schema.js';
 
@@ -136,6 +136,20 @@ export function createWebhookStore(db: Db, dialect: Dialect) {
         .execute();
     },
 
+    /**
+     * Deactivates every active webhook of a user, inside the caller's transaction (a password
+     * reset's); the number deactivated.
+     */
+    async deactivateOwnedBy(trx: Executor, userId: number, now: string, reason: string): Promise<number> {
+      const result = await trx
+        .updateTable('webhooks')
+        .set({ deactivatedAt: now, deactivationReason: reason })
+        .where('userId', '=', userId)
+        .where('deactivatedAt', 'is', null)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows);
+    },
+
     async remove(id: number): Promise<void> {
       await db.deleteFrom('webhooks').where('id', '=', id).execute();
     },
@@ -170,13 +184,18 @@ export function createWebhookStore(db: Db, dialect: Dialect) {
       return Number(result.numUpdatedRows) === 1;
     },
 
-    /** Writes the state after an attempt (or a skip); false when the claim was lost meanwhile. */
+    /**
+     * Writes the state after an attempt (or a skip); false when the claim was lost meanwhile, or
+     * the webhook was deactivated meanwhile (by its owner, a password reset): a sender in the
+     * middle of a batch must not switch it on again, and stops there.
+     */
     async recordOutcome(id: number, owner: string, outcome: AttemptOutcome): Promise<boolean> {
       const result = await db
         .updateTable('webhooks')
         .set(outcome)
         .where('id', '=', id)
         .where('leaseOwner', '=', owner)
+        .where('deactivatedAt', 'is', null)
         .executeTakeFirst();
       return Number(result.numUpdatedRows) === 1;
     },

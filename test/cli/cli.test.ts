@@ -60,7 +60,10 @@ describe('baud CLI', () => {
     const passwd = await runBaud(['user', 'passwd', 'alice', '--password', 'another long one', '--config', config], {
       cwd: dir,
     });
-    expect(passwd).toMatchObject({ code: 0, stdout: 'password changed for alice\n' });
+    expect(passwd).toMatchObject({
+      code: 0,
+      stdout: 'password changed for alice: login sessions ended, API keys revoked\n',
+    });
 
     const list = await runBaud(['user', 'list', '--config', config, '--json'], { cwd: dir });
     expect(JSON.parse(list.stdout).map((user: { username: string }) => user.username)).toEqual(['sysop', 'Alice']);

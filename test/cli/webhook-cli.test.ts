@@ -62,6 +62,27 @@ describe('webhook and event commands', () => {
     expect(unknownHook.stderr).toBe('baud: No webhook 999.\n');
   });
 
+  it("deactivates a user's webhooks when their password is reset, and says so", async () => {
+    expect((await baud('user', 'add', 'carol', '--password', 'long enough pw')).code).toBe(0);
+    const { id } = JSON.parse(
+      (await baud('webhook', 'add', 'carol', 'http://127.0.0.1:9/hook', '--events', 'message.created', '--json'))
+        .stdout,
+    ) as { id: number };
+    const passwd = await baud('user', 'passwd', 'carol', '--password', 'a new long password');
+    expect(passwd).toMatchObject({
+      code: 0,
+      stdout:
+        'password changed for carol: login sessions ended, API keys revoked\n' +
+        '1 webhook deactivated; carol can check each and switch it on again (PATCH /webhooks/{id} {"active": true})\n',
+    });
+    expect((await baud('webhook', 'list')).stdout).toContain(
+      `${id}\tcarol\thttp://127.0.0.1:9/hook\tmessage.created\tall areas\tinactive (its owner's password was reset)\n`,
+    );
+    const again = await baud('user', 'passwd', 'carol', '--password', 'a third long password', '--json');
+    expect(JSON.parse(again.stdout)).toEqual({ username: 'carol', passwordChanged: true, webhooksDeactivated: 0 });
+    expect((await baud('webhook', 'remove', String(id))).code).toBe(0);
+  });
+
   it('tails the event log from an id, filtered by type', async () => {
     const file = path.join(dir, 'readme.txt');
     writeFileSync(file, 'hello');

@@ -115,6 +115,58 @@ describeEachDialect('what a webhook delivers', (dialect) => {
     await expect.poll(() => subjectsOf(receiver.received), { timeout: 5000 }).toEqual(['Members only']);
     expect(marker.received).toEqual([]);
   });
+
+  it("stops the user's webhooks when their password is reset, says why, and lets them switch one on again", async () => {
+    await board.userWithToken('carol');
+    const stolen = await apiKey('carol', 'read,write');
+    const { id } = (await createWebhook(stolen)).json() as { id: number };
+    const bobs = (await createWebhook(bob, marker.url)).json() as { id: number };
+
+    expect(await board.board.users.setPassword('carol', 'a brand new password')).toEqual({ webhooksDeactivated: 1 });
+
+    const sysop = (await board.userWithToken('sysop', { groups: ['sysops'] })).auth;
+    expect((await inject('GET', `/webhooks/${id}`, sysop)).json()).toMatchObject({
+      active: false,
+      deactivationReason: "its owner's password was reset",
+    });
+    expect((await inject('GET', `/webhooks/${bobs.id}`, sysop)).json()).toMatchObject({ active: true });
+    expect((await post('general', 'After the reset', bob)).statusCode).toBe(201);
+    // Bob's webhook hears the post; by then Alice's would have too.
+    await expect.poll(() => subjectsOf(marker.received), { timeout: 5000 }).toEqual(['After the reset']);
+    expect(receiver.received).toEqual([]);
+
+    const login = await board.app.inject({
+      method: 'POST',
+      url: `${API}/auth/login`,
+      payload: { username: 'carol', password: 'a brand new password' },
+    });
+    const fresh = { authorization: `Bearer ${(login.json() as { accessToken: string }).accessToken}` };
+    const revived = await inject('PATCH', `/webhooks/${id}`, fresh, { active: true });
+    expect(revived.json()).toMatchObject({ active: true, deactivationReason: null });
+    await expect.poll(() => subjectsOf(receiver.received), { timeout: 5000 }).toEqual(['After the reset']);
+  });
+
+  it('lets no sender in the middle of a batch switch a webhook on again once the reset stopped it', async () => {
+    const dora = (await board.userWithToken('dora')).auth;
+    const { id } = (await createWebhook(dora)).json() as { id: number };
+    const { store } = board.board.webhookSending;
+    const now = new Date().toISOString();
+    const claimedUntil = new Date(Date.now() + 3_600_000).toISOString();
+    // A sender of another node claims it; the reset lands while that sender is delivering.
+    expect(await store.claim(id, 'other-node', now, claimedUntil)).toBe(true);
+    await board.board.users.setPassword('dora', 'a brand new password');
+    const outcome = {
+      deliveredThrough: 0,
+      attempts: 0,
+      failingSince: null,
+      consecutiveFailures: 0,
+      nextAttemptAt: now,
+      deactivatedAt: null,
+      deactivationReason: null,
+    };
+    expect(await store.recordOutcome(id, 'other-node', outcome)).toBe(false);
+    expect(await store.find(id)).toMatchObject({ deactivatedAt: expect.any(String) });
+  });
 });
 
 describe('deliveryCaller', () => {

@@ -36,7 +36,9 @@ const webhookFields = {
   createdAt: Timestamp,
   active: Type.Boolean(),
   deactivationReason: Type.Union([Type.String(), Type.Null()], {
-    description: 'Why it stopped: failing for 24 hours, 50 failures in a row, its owner disabled, or by hand.',
+    description:
+      "Why it stopped: failing for 24 hours, 50 failures in a row, its owner disabled, its owner's password " +
+      'reset (a webhook made with a stolen credential would go on delivering), or by hand.',
   }),
   consecutiveFailures: Type.Integer(),
 };
