@@ -217,6 +217,9 @@ export interface WebhooksTable {
   /** The node sending now, and until when its claim holds. */
   leaseOwner: string | null;
   leaseUntil: Timestamp | null;
+  /** The window of test deliveries: when it opened (null: never) and the tests it holds. */
+  testWindowStartedAt: Timestamp | null;
+  testCount: Generated<number>;
 }
 
 export interface WebhookDeliveriesTable {

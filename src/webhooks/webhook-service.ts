@@ -3,7 +3,14 @@ import { type Caller, isSysop, type UserCaller } from '../caller.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/load-config.js';
 import { mapPage, type Page, type PageRequest } from '../db/keyset.js';
-import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, UnauthorizedError } from '../errors.js';
+import {
+  BadRequestError,
+  ConflictError,
+  ForbiddenError,
+  NotFoundError,
+  TooManyRequestsError,
+  UnauthorizedError,
+} from '../errors.js';
 import { checkEventFilter } from '../events/event-filter.js';
 import type { EventLog } from '../events/event-log.js';
 import { deliveryIdOf, deliveryRequest, TEST_EVENT_TYPE, webhookSecret } from './webhook-delivery.js';
@@ -64,6 +71,14 @@ export interface TestDelivery {
   readonly durationMs: number;
   readonly error: string | null;
 }
+
+/**
+ * Test deliveries one webhook may send per window, counted across nodes: enough to debug a
+ * receiver, too few to turn the board into a flood of POSTs at someone else's (the attack run
+ * sent 50 in 173 ms).
+ */
+export const TEST_DELIVERIES_PER_WINDOW = 5;
+export const TEST_WINDOW_SECONDS = 60;
 
 export function toWebhookView(row: WebhookRow): WebhookView {
   return {
@@ -138,6 +153,21 @@ export function createWebhookService(deps: {
       if (!(error instanceof WebhookTargetError)) throw error;
       throw new BadRequestError(error.message, [{ pointer: '/body/url', message: error.reason }]);
     }
+  }
+
+  /** A slot for a test delivery of the webhook, or 429 with Retry-After until its window ends. */
+  async function takeTestSlot(id: number): Promise<void> {
+    const now = clock.now();
+    const windowMs = TEST_WINDOW_SECONDS * 1000;
+    const windowOverAt = new Date(now.getTime() - windowMs).toISOString();
+    const slot = { now: now.toISOString(), windowOverAt, maxTests: TEST_DELIVERIES_PER_WINDOW };
+    if (await store.takeTestSlot(id, slot)) return;
+    const startedAt = (await store.find(id))?.testWindowStartedAt;
+    const endsInMs = startedAt ? Date.parse(startedAt) + windowMs - now.getTime() : windowMs;
+    throw new TooManyRequestsError(
+      `Webhook ${id} has had ${TEST_DELIVERIES_PER_WINDOW} test deliveries in ${TEST_WINDOW_SECONDS} seconds: wait for the next.`,
+      endsInMs / 1000,
+    );
   }
 
   const filterOf = (events: readonly string[], areas: readonly string[]) =>
@@ -225,9 +255,13 @@ export function createWebhookService(deps: {
       await store.remove(id);
     },
 
-    /** Sends a `webhook.test` event now and answers how it went; it is logged with event id 0. */
+    /**
+     * Sends a `webhook.test` event now and answers how it went; it is logged with event id 0.
+     * At most TEST_DELIVERIES_PER_WINDOW per webhook per window, else 429.
+     */
     async test(caller: Caller, id: number): Promise<TestDelivery> {
       const row = await managed(caller, id);
+      await takeTestSlot(row.id);
       const now = clock.now();
       const deliveryId = deliveryIdOf(row.id, `test:${now.getTime()}`);
       const request = deliveryRequest(

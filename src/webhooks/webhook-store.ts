@@ -150,6 +150,41 @@ export function createWebhookStore(db: Db, dialect: Dialect) {
       return Number(result.numUpdatedRows);
     },
 
+    /**
+     * Takes a slot in the webhook's window of test deliveries, opening a new window if the last
+     * one started at or before `windowOverAt`, in one atomic update (racing tests on any node are
+     * counted one after the other); true when taken, false when the window is full.
+     */
+    async takeTestSlot(id: number, slot: { now: string; windowOverAt: string; maxTests: number }): Promise<boolean> {
+      const result = await db
+        .updateTable('webhooks')
+        .set((eb) => {
+          const windowIsOver = eb.or([
+            eb('testWindowStartedAt', 'is', null),
+            eb('testWindowStartedAt', '<=', slot.windowOverAt),
+          ]);
+          return {
+            testWindowStartedAt: eb.case().when(windowIsOver).then(slot.now).else(eb.ref('testWindowStartedAt')).end(),
+            testCount: eb
+              .case()
+              .when(windowIsOver)
+              .then(eb.lit(1))
+              .else(eb('testCount', '+', 1))
+              .end(),
+          };
+        })
+        .where('id', '=', id)
+        .where((eb) =>
+          eb.or([
+            eb('testWindowStartedAt', 'is', null),
+            eb('testWindowStartedAt', '<=', slot.windowOverAt),
+            eb('testCount', '<', slot.maxTests),
+          ]),
+        )
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
+
     async remove(id: number): Promise<void> {
       await db.deleteFrom('webhooks').where('id', '=', id).execute();
     },

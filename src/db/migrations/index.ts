@@ -8,6 +8,7 @@ import { searchMigration } from './0005-search.js';
 import { liveRepliesMigration } from './0006-live-replies.js';
 import { eventsMigration } from './0007-events.js';
 import { oneAreaIndexMigration } from './0008-one-area-index.js';
+import { webhookTestWindowMigration } from './0010-webhook-test-window.js';
 
 /**
  * Every migration, in order. Names are zero-padded so they sort; never rename or edit a
@@ -23,5 +24,6 @@ export function boardMigrations(dialect: Dialect): Record<string, Migration> {
     '0006-live-replies': liveRepliesMigration,
     '0007-events': eventsMigration(dialect),
     '0008-one-area-index': oneAreaIndexMigration,
+    '0010-webhook-test-window': webhookTestWindowMigration,
   };
 }

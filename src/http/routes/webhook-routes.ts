@@ -4,6 +4,7 @@ import { Type } from 'typebox';
 import type { Board } from '../../board.js';
 import { MAX_AREA_GLOBS } from '../../events/event-filter.js';
 import { EVENT_TYPES } from '../../events/event-log.js';
+import { TEST_DELIVERIES_PER_WINDOW, TEST_WINDOW_SECONDS } from '../../webhooks/webhook-service.js';
 import { apiMountOf } from '../api-prefix.js';
 import { ListEnvelope, ListQuery, listPageSender } from '../pagination.js';
 import { ProblemResponses } from '../schemas.js';
@@ -230,9 +231,11 @@ export function registerWebhookRoutes(fastify: FastifyInstance, board: Board): v
         summary: 'Send a test delivery now',
         description:
           'POSTs a signed `webhook.test` event (`data: { webhookId }`, id 0) to the webhook and answers how it ' +
-          'went; the attempt is logged with the deliveries. A failed test is still a 200: `success` says.',
+          'went; the attempt is logged with the deliveries. A failed test is still a 200: `success` says. ' +
+          `At most ${TEST_DELIVERIES_PER_WINDOW} tests per webhook in ${TEST_WINDOW_SECONDS} seconds, ` +
+          'counted across nodes: 429 with Retry-After beyond.',
         params: IdParams,
-        response: { 200: TestResult, ...ProblemResponses(401, 403, 404) },
+        response: { 200: TestResult, ...ProblemResponses(401, 403, 404, 429) },
       },
     },
     (request) => webhooks.test(request.caller, request.params.id),
