@@ -33,6 +33,16 @@ describeEachDialect('CORS', (dialect) => {
     });
     afterAll(() => board.close());
 
+    it('allows PATCH in a preflight, for PATCH /webhooks/{id}: the methods are those the API serves', async () => {
+      const response = await board.app.inject({
+        method: 'OPTIONS',
+        url: `${API}/webhooks/7`,
+        headers: { origin: 'https://client.example', 'access-control-request-method': 'PATCH' },
+      });
+      expect(response.statusCode).toBe(204);
+      expect(response.headers['access-control-allow-methods']).toBe('GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS');
+    });
+
     it('answers a preflight from an allowed origin with 204 and credentials, never a 401', async () => {
       const response = await preflight(board, 'https://client.example');
       expect(response.statusCode).toBe(204);
@@ -40,7 +50,7 @@ describeEachDialect('CORS', (dialect) => {
       expect(response.headers).toMatchObject({
         'access-control-allow-origin': 'https://client.example',
         'access-control-allow-credentials': 'true',
-        'access-control-allow-methods': 'GET, HEAD, POST, PUT, DELETE, OPTIONS',
+        'access-control-allow-methods': 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS',
         'access-control-allow-headers': 'Authorization, Content-Type, X-Baud-API-Key, Range, If-None-Match',
         'access-control-max-age': '600',
         vary: VARY_WITH_ORIGIN,
