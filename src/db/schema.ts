@@ -18,6 +18,7 @@ export interface Tables {
   messageAreas: MessageAreasTable;
   messages: MessagesTable;
   messagePointers: MessagePointersTable;
+  messageLiveCounts: MessageLiveCountsTable;
   fileAreas: FileAreasTable;
   files: FilesTable;
   events: EventsTable;
@@ -155,6 +156,16 @@ export interface MessagePointersTable {
   areaTag: string;
   lastReadMessageId: number;
   updatedAt: Timestamp;
+}
+
+/**
+ * The live messages of each area counted by id range, kept with every insert and deletion: a
+ * Fenwick tree per area whose node 0 is the area's live total (src/messages/message-live-counts.ts).
+ */
+export interface MessageLiveCountsTable {
+  areaTag: string;
+  node: number;
+  liveCount: number;
 }
 
 export interface FileAreasTable {

@@ -3,6 +3,7 @@ import type { Database, Executor } from '../db/database.js';
 import type { Tables } from '../db/schema.js';
 import { indexFiles } from '../files/file-search-index.js';
 import { freeFileName } from '../files/file-store.js';
+import { addToLiveCounts } from '../messages/message-live-counts.js';
 import { indexMessages } from '../messages/message-search-index.js';
 import { threadPlacesOf } from '../messages/message-store.js';
 import { usernameKey } from '../users/username.js';
@@ -181,6 +182,7 @@ export function createEnigmaImportStore(database: Database) {
       await db.transaction().execute(async (trx) => {
         await insertInChunks(rows, (chunk) => trx.insertInto('messages').values(chunk).execute());
         await indexMessages(trx, dialect, rows);
+        await addToLiveCounts(trx, rows, 1);
       });
     },
 

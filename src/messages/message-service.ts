@@ -218,8 +218,8 @@ export function createMessageService(deps: {
 
   /**
    * The caller's pointer and unread count in each area, in the order given. No pointer: every
-   * live message is unread (the area's counter); else an index-only count of the live
-   * messages after it, so the count is exact and never a scan of the area.
+   * live message is unread (the area's counter); else the area's live counts after it (a few
+   * lookups at any area size, wherever the pointer stands: see message-live-counts.ts).
    */
   async function pointersIn(
     user: UserCaller['user'],
@@ -493,6 +493,7 @@ export function createMessageService(deps: {
           throw new NotFoundError(`No message ${uuid}.`);
         }
         await queries.removeFromAreaCounters(row.areaTag, row.timestamp);
+        await queries.removeFromLiveCounts(row.areaTag, row.messageId);
         const data = { uuid: row.uuid, messageId: row.messageId, areaTag: row.areaTag };
         await events.append(trx, { type: 'message.deleted', areaTag: row.areaTag, userId: null, data });
       });

@@ -7,6 +7,7 @@ import type { MessagesTable, Tables } from '../db/schema.js';
 import { ServiceUnavailableError } from '../errors.js';
 import { createRecentCache, type RecentCache } from '../recent-cache.js';
 import { MAX_MESSAGE_ID } from './message-rules.js';
+import { addToLiveCounts, liveCountAfterParams, liveCountAfterQuery } from './message-live-counts.js';
 import {
   clearMessageIndex,
   findMessages,
@@ -249,14 +250,7 @@ function prepareMessageQueries(db: Db) {
         .where('id', '=', p.messageId)
         .where('deletedAt', 'is', null),
     ),
-    liveCountAfter: prepareQuery(db, (p: { areaTag: string; afterId: number }) =>
-      db
-        .selectFrom('messages')
-        .select((eb) => eb.fn.countAll<number>().as('count'))
-        .where('areaTag', '=', p.areaTag)
-        .where('deletedAt', 'is', null)
-        .where('id', '>', p.afterId),
-    ),
+    liveCountAfter: prepareQuery(db, (p: ReturnType<typeof liveCountAfterParams>) => liveCountAfterQuery(db, p)),
     areaCounters: prepareQuery(db, (p: { areaTag: string }) =>
       db
         .selectFrom('messageAreas')
@@ -360,9 +354,13 @@ function messageQueries(db: Executor, dialect: Dialect, prepared: PreparedMessag
       return new Map(rows.map((row) => [row.areaTag, row.lastReadMessageId]));
     },
 
-    /** Live messages of an area after `afterId`: an index-only range count of `messages_area_live`. */
+    /**
+     * Live messages of an area after `afterId`, from the area's live counts (see
+     * message-live-counts.ts): the same few lookups at any area size, wherever `afterId` stands.
+     */
     async countLiveAfter(areaTag: string, afterId: number): Promise<number> {
-      return Number((await prepared.liveCountAfter.first({ areaTag, afterId }, db))?.count ?? 0);
+      const row = await prepared.liveCountAfter.first(liveCountAfterParams(areaTag, afterId), db);
+      return Number(row?.counted ?? 0) + Number(row?.inBlock ?? 0);
     },
 
     /** The id of the area's newest live message (one step down `messages_area_live`); 0 for none. */
@@ -454,6 +452,7 @@ function messageQueries(db: Executor, dialect: Dialect, prepared: PreparedMessag
           .execute();
       }
       await indexMessages(db, dialect, rows);
+      await addToLiveCounts(db, rows, 1);
       written();
     },
 
@@ -501,6 +500,16 @@ function messageQueries(db: Executor, dialect: Dialect, prepared: PreparedMessag
       if (wasLive) await unindexMessage(db, dialect, messageId);
       written();
       return wasLive;
+    },
+
+    /**
+     * Takes a message marked deleted off its area's live counts. Called after
+     * `removeFromAreaCounters`: writers lock the area's counters before its live counts (posts
+     * do), so a deletion and a post never wait for each other in a cycle.
+     */
+    async removeFromLiveCounts(areaTag: string, messageId: number): Promise<void> {
+      await addToLiveCounts(db, [{ areaTag, id: messageId }], -1);
+      written();
     },
 
     /**

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { importMessages } from '../../src/messages/message-import.js';
+import { liveCountAfterParams, liveCountAfterQuery } from '../../src/messages/message-live-counts.js';
 import { areaPageQuery, threadPageQuery } from '../../src/messages/message-store.js';
 import { linesOf } from '../messages/message-fixture.js';
 import { createTestBoard, describeEachDialect, type TestBoard } from '../support/test-board.js';
@@ -113,6 +114,45 @@ describeEachDialect('query plans and statement limits', (dialect) => {
     expect(rows.map((row) => JSON.stringify(row))).not.toContainEqual(
       expect.stringMatching(/SCAN messages|Seq Scan|TEMP B-TREE/),
     );
+  });
+
+  it.each([
+    ['before the first message', 0],
+    ['in the middle of the big area', 200 + MESSAGES / 2],
+    ['at its last message', 200 + MESSAGES],
+  ])('counts the unread messages with the pointer %s by key lookups and at most one block of ids, never the messages after it', async (_where, pointer) => {
+    const compiled = liveCountAfterQuery(board.board.db, liveCountAfterParams('big', pointer as number)).compile();
+    const explain = dialect === 'sqlite' ? 'EXPLAIN QUERY PLAN' : 'EXPLAIN (FORMAT JSON)';
+    const { rows } = await board.board.db.executeQuery<Record<string, unknown>>({
+      ...compiled,
+      sql: `${explain} ${compiled.sql}`,
+    });
+    if (dialect === 'sqlite') {
+      const searches = rows.map((row) => String(row.detail)).filter((detail) => /^(SEARCH|SCAN) m/.test(detail));
+      expect(new Set(searches)).toEqual(
+        new Set([
+          'SEARCH message_live_counts USING PRIMARY KEY (area_tag=? AND node=?)',
+          // Bounded on both sides: the ids of the pointer's block.
+          'SEARCH messages USING INDEX messages_area_live (area_tag=? AND id>? AND id<?)',
+        ]),
+      );
+      return;
+    }
+    const nodes = nodesOf((rows[0]?.['QUERY PLAN'] as [{ Plan: PlanNode }])[0].Plan) as (PlanNode & {
+      'Relation Name'?: string;
+      'Index Cond'?: string;
+    })[];
+    const reads = nodes.filter((node) => node['Relation Name'] !== undefined);
+    expect(reads.filter((node) => node['Relation Name'] === 'message_live_counts')).toHaveLength(27);
+    for (const read of reads) {
+      expect(read['Node Type']).toMatch(/^Index (Only )?Scan$/);
+      if (read['Relation Name'] === 'message_live_counts') {
+        expect(read['Index Cond']).toMatch(/^\(\(area_tag = .+\) AND \(node = .+\)\)$/);
+      } else {
+        expect(read['Relation Name']).toBe('messages');
+        expect(read['Index Cond']).toMatch(/id > .+ AND .*id <= /);
+      }
+    }
   });
 
   it('cancels a statement that runs past the statement timeout (PostgreSQL)', async () => {

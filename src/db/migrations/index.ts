@@ -8,6 +8,7 @@ import { searchMigration } from './0005-search.js';
 import { liveRepliesMigration } from './0006-live-replies.js';
 import { eventsMigration } from './0007-events.js';
 import { oneAreaIndexMigration } from './0008-one-area-index.js';
+import { liveCountsMigration } from './0009-live-counts.js';
 import { webhookTestWindowMigration } from './0010-webhook-test-window.js';
 
 /**
@@ -24,6 +25,7 @@ export function boardMigrations(dialect: Dialect): Record<string, Migration> {
     '0006-live-replies': liveRepliesMigration,
     '0007-events': eventsMigration(dialect),
     '0008-one-area-index': oneAreaIndexMigration,
+    '0009-live-counts': liveCountsMigration(dialect),
     '0010-webhook-test-window': webhookTestWindowMigration,
   };
 }
