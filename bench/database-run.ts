@@ -238,7 +238,7 @@ export async function runDatabase(options: {
   const detailUuid = deepPage.data[0]?.uuid;
   if (deepPage.data.length !== 25 || !detailUuid) problems.push(`the deep page holds ${deepPage.data.length} messages`);
 
-  // Half the area read: what unreadCount then costs (an index-only count of the other half).
+  // Half the area read: unreadCount must cost what it costs at either end (no count of the other half).
   const pointerAfterMessage = Math.floor(settings.messageCount / 2);
   await requestJson(`${apiUrl}/messages/areas/${MESSAGE_AREA}/pointer`, 200, {
     method: 'PUT',

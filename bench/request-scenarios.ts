@@ -129,7 +129,7 @@ export function issueScenarios(board: {
   /** The first and the last page of a 10,000-message, 50-level thread. */
   readonly threadFirstPath: string;
   readonly threadLastPath: string;
-  /** The reader's new-scan pointer sits here: the area's unreadCount is an index count of the rest. */
+  /** The reader's new-scan pointer sits here: half the area unread, which its unreadCount must not count one by one. */
   readonly pointerAfterMessage: number;
   readonly areaPath: string;
   readonly apiKey: string;

@@ -28,8 +28,8 @@ const BLOCK_SIZE = 2 ** BLOCK_BITS;
 const TREE_SIZE = (MAX_MESSAGE_ID + 1) / BLOCK_SIZE;
 /** The node that holds an area's live total. */
 const TOTAL_NODE = 0;
-/** Nodes a count reads: the total, and one per set bit of a position below 2^26. */
-export const COUNT_NODES = 27;
+/** Nodes a count reads at most: the total, and one per set bit of a position below 2^26. */
+export const MAX_COUNT_NODES = 27;
 /** Rows per upsert: 3 bound parameters a row stays far below both databases' limits. */
 const ROWS_PER_UPSERT = 500;
 
@@ -92,36 +92,38 @@ export async function addToLiveCounts(
   }
 }
 
-/** The parameters of {@link liveCountAfterQuery}: the nodes to add (node0, the total) and to take off (node1 …). */
+/**
+ * The parameters of {@link liveCountAfterQuery}: the node to add (node0, the total) and the
+ * ones to take off (node1 …), one per set bit of the position up to the pointer's block.
+ */
 export type LiveCountParams = { readonly areaTag: string; readonly afterId: number; readonly blockEnd: number } & {
   readonly [node: `node${number}`]: number;
 };
 
-/** Stands for a node to read when a position has fewer set bits than there are slots: no area has it. */
-const NO_NODE = -1;
-
-/** The parameters that count the live messages of `areaTag` after message id `afterId`. */
-export function liveCountAfterParams(areaTag: string, afterId: number): LiveCountParams {
+/** What counts the live messages of `areaTag` after message id `afterId`: the parameters, and how many nodes they name. */
+export function liveCountAfterParams(
+  areaTag: string,
+  afterId: number,
+): { readonly params: LiveCountParams; readonly nodeCount: number } {
   // A pointer never stands outside the ids (it is clamped); an imported one might.
   const after = Math.min(Math.max(afterId, -1), MAX_MESSAGE_ID);
   const block = Math.floor(after / BLOCK_SIZE);
-  const nodes = nodesUpTo(block + 1);
+  const nodes = [TOTAL_NODE, ...nodesUpTo(block + 1)];
   const params: Record<string, string | number> = { areaTag, afterId: after, blockEnd: (block + 1) * BLOCK_SIZE - 1 };
-  // A fixed number of slots, so that one prepared statement serves every count.
-  for (let index = 0; index < COUNT_NODES; index += 1) {
-    params[`node${index}`] = index === 0 ? TOTAL_NODE : (nodes[index - 1] ?? NO_NODE);
-  }
-  return params as LiveCountParams;
+  nodes.forEach((node, index) => {
+    params[`node${index}`] = node;
+  });
+  return { params: params as LiveCountParams, nodeCount: nodes.length };
 }
 
 /**
  * The live messages of an area after an id, as `counted` (the total less the blocks up to the
- * id's own) and `inBlock` (the live messages of that block after the id): 27 lookups of one
- * primary key each, and a range of at most 32 ids of `messages_area_live`, in one statement,
- * so that both come from one snapshot. Each node is its own equality on the whole primary key
- * so that the plan never depends on statistics (test/db/query-plans.test.ts checks it).
+ * id's own: `nodeCount` lookups of the whole primary key, at most 27) and `inBlock` (the live
+ * messages of that block after the id: a range of at most 32 ids of `messages_area_live`), in
+ * one statement, so that both come from one snapshot. Each node is its own equality on the
+ * primary key, so the plan never depends on statistics (test/db/query-plans.test.ts checks it).
  */
-export function liveCountAfterQuery(db: Db, p: LiveCountParams) {
+export function liveCountAfterQuery(db: Db, p: LiveCountParams, nodeCount: number) {
   const node = (slot: number) =>
     db
       .selectFrom('messageLiveCounts')
@@ -129,7 +131,7 @@ export function liveCountAfterQuery(db: Db, p: LiveCountParams) {
       .where('areaTag', '=', p.areaTag)
       .where('node', '=', p[`node${slot}`] as number);
   let nodes = node(0);
-  for (let slot = 1; slot < COUNT_NODES; slot += 1) nodes = nodes.unionAll(node(slot));
+  for (let slot = 1; slot < nodeCount; slot += 1) nodes = nodes.unionAll(node(slot));
   return db.selectNoFrom((eb) => [
     eb
       .selectFrom(nodes.as('nodes'))

@@ -6,8 +6,14 @@ import { prepareQuery } from '../db/prepared-query.js';
 import type { MessagesTable, Tables } from '../db/schema.js';
 import { ServiceUnavailableError } from '../errors.js';
 import { createRecentCache, type RecentCache } from '../recent-cache.js';
+import {
+  addToLiveCounts,
+  type LiveCountParams,
+  liveCountAfterParams,
+  liveCountAfterQuery,
+  MAX_COUNT_NODES,
+} from './message-live-counts.js';
 import { MAX_MESSAGE_ID } from './message-rules.js';
-import { addToLiveCounts, liveCountAfterParams, liveCountAfterQuery } from './message-live-counts.js';
 import {
   clearMessageIndex,
   findMessages,
@@ -250,7 +256,17 @@ function prepareMessageQueries(db: Db) {
         .where('id', '=', p.messageId)
         .where('deletedAt', 'is', null),
     ),
-    liveCountAfter: prepareQuery(db, (p: ReturnType<typeof liveCountAfterParams>) => liveCountAfterQuery(db, p)),
+    /** One statement per number of nodes a count reads (index 0: one node). */
+    liveCountAfter: Array.from({ length: MAX_COUNT_NODES }, (_, index) =>
+      prepareQuery(db, (p: LiveCountParams) => liveCountAfterQuery(db, p, index + 1)),
+    ),
+    pointer: prepareQuery(db, (p: { userId: number; areaTag: string }) =>
+      db
+        .selectFrom('messagePointers')
+        .select(['areaTag', 'lastReadMessageId'])
+        .where('userId', '=', p.userId)
+        .where('areaTag', '=', p.areaTag),
+    ),
     areaCounters: prepareQuery(db, (p: { areaTag: string }) =>
       db
         .selectFrom('messageAreas')
@@ -345,12 +361,15 @@ function messageQueries(db: Executor, dialect: Dialect, prepared: PreparedMessag
     /** The caller's last-read message id per area, for the areas that have a pointer. */
     async pointersOf(userId: number, areaTags: readonly string[]): Promise<Map<string, number>> {
       if (areaTags.length === 0) return new Map();
-      const rows = await db
-        .selectFrom('messagePointers')
-        .select(['areaTag', 'lastReadMessageId'])
-        .where('userId', '=', userId)
-        .where('areaTag', 'in', [...areaTags])
-        .execute();
+      const [onlyArea] = areaTags;
+      const rows = await (areaTags.length === 1 && onlyArea !== undefined
+        ? prepared.pointer.all({ userId, areaTag: onlyArea }, db)
+        : db
+            .selectFrom('messagePointers')
+            .select(['areaTag', 'lastReadMessageId'])
+            .where('userId', '=', userId)
+            .where('areaTag', 'in', [...areaTags])
+            .execute());
       return new Map(rows.map((row) => [row.areaTag, row.lastReadMessageId]));
     },
 
@@ -359,7 +378,8 @@ function messageQueries(db: Executor, dialect: Dialect, prepared: PreparedMessag
      * message-live-counts.ts): the same few lookups at any area size, wherever `afterId` stands.
      */
     async countLiveAfter(areaTag: string, afterId: number): Promise<number> {
-      const row = await prepared.liveCountAfter.first(liveCountAfterParams(areaTag, afterId), db);
+      const { params, nodeCount } = liveCountAfterParams(areaTag, afterId);
+      const row = await prepared.liveCountAfter[nodeCount - 1]?.first(params, db);
       return Number(row?.counted ?? 0) + Number(row?.inBlock ?? 0);
     },
 
