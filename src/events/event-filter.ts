@@ -1,9 +1,6 @@
-import picomatch from 'picomatch';
+import { checkAreaGlobs, compileAreaGlobs } from '../access/area-glob.js';
 import { BadRequestError } from '../errors.js';
 import { type BoardEvent, EVENT_TYPES, type EventType } from './event-log.js';
-
-/** At most this many area globs in a filter. */
-export const MAX_AREA_GLOBS = 32;
 
 /** What a stream or a webhook asked for: event types (empty: all) and area globs (empty: all). */
 export interface EventFilter {
@@ -13,7 +10,7 @@ export interface EventFilter {
 
 /**
  * Checks the types and globs a client gave (`?types=`, `?areas=`, or a webhook's `events` and
- * `areas`): an unknown type or a bad glob is a 400 at `pointer`.
+ * `areas`): an unknown type or a bad glob (see area-glob.ts) is a 400 at `pointer`.
  */
 export function checkEventFilter(
   types: readonly string[],
@@ -25,17 +22,13 @@ export function checkEventFilter(
     const message = `has unknown event types: ${unknown.join(', ')} (known: ${EVENT_TYPES.join(', ')})`;
     throw new BadRequestError(`${pointers.types} ${message}.`, [{ pointer: pointers.types, message }]);
   }
-  if (areas.length > MAX_AREA_GLOBS || areas.some((glob) => glob === '' || glob.length > 256)) {
-    const message = `must be at most ${MAX_AREA_GLOBS} globs of 1 to 256 characters`;
-    throw new BadRequestError(`${pointers.areas} ${message}.`, [{ pointer: pointers.areas, message }]);
-  }
-  return { types: [...new Set(types)] as EventType[], areas: [...new Set(areas)] };
+  return { types: [...new Set(types)] as EventType[], areas: checkAreaGlobs(areas, pointers.areas) };
 }
 
 /** The filter as a test of one event. An area glob filter passes events that have no area (logins). */
 export function compileEventFilter(filter: EventFilter): (event: BoardEvent) => boolean {
   const types = new Set(filter.types);
-  const inAreas = filter.areas.length === 0 ? () => true : picomatch([...filter.areas], { dot: true });
+  const inAreas = filter.areas.length === 0 ? () => true : compileAreaGlobs(filter.areas);
   return (event) => (types.size === 0 || types.has(event.type)) && (event.areaTag === null || inAreas(event.areaTag));
 }
 

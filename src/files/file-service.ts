@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
-import picomatch from 'picomatch';
 import type { AreaAccess } from '../access/area-access.js';
+import { checkAreaGlobs, compileAreaGlobs } from '../access/area-glob.js';
 import type { BoardAreas, FileAreaDef } from '../access/board-areas.js';
 import type { Caller } from '../caller.js';
 import type { Clock } from '../clock.js';
@@ -230,8 +230,8 @@ export function createFileService(deps: {
         .filter((area) => access.canReadFileArea(caller, area))
         .map((area) => area.areaTag);
       if (search.areaTag !== undefined) {
-        const matches = picomatch(search.areaTag, { dot: true });
-        areaTags = areaTags.filter((areaTag) => matches(areaTag));
+        const matches = compileAreaGlobs(checkAreaGlobs([search.areaTag], '/query/areaTag'));
+        areaTags = areaTags.filter(matches);
       }
       // Nothing the caller may browse: the database is not asked, so hidden areas cannot show.
       if (areaTags.length === 0) return { items: [], nextKey: null };

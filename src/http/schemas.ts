@@ -60,3 +60,14 @@ export const SearchQ = Type.String({
     'At most 256 characters and 16 terms.',
   examples: ['modem "high speed" -fax', 'bbs OR board', 'ansi*'],
 });
+
+/** `areaTag` of a search: one area glob (see src/access/area-glob.ts). */
+export const SearchAreaGlob = Type.Optional(
+  Type.String({
+    maxLength: 256,
+    description:
+      'Only areas whose tag matches this glob: `*` any run of characters, `?` one character. ' +
+      'Anything else but letters, digits, `_`, `.` and `-` (braces, classes, extglobs) is a 400.',
+    examples: ['pub_*'],
+  }),
+);

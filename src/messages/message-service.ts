@@ -1,5 +1,5 @@
-import picomatch from 'picomatch';
 import type { AreaAccess } from '../access/area-access.js';
+import { checkAreaGlobs, compileAreaGlobs } from '../access/area-glob.js';
 import type { BoardAreas, MessageAreaDef, MessageConferenceDef } from '../access/board-areas.js';
 import { type Caller, isSysop, type UserCaller } from '../caller.js';
 import type { Clock } from '../clock.js';
@@ -295,8 +295,8 @@ export function createMessageService(deps: {
     const conferences = search.confTag === undefined ? [...areas.conferences.values()] : [conferenceOf(search.confTag)];
     let areaTags = conferences.flatMap((conference) => searchable(conference).map((area) => area.areaTag));
     if (search.areaTag !== undefined) {
-      const matches = picomatch(search.areaTag, { dot: true });
-      areaTags = areaTags.filter((areaTag) => matches(areaTag));
+      const matches = compileAreaGlobs(checkAreaGlobs([search.areaTag], '/query/areaTag'));
+      areaTags = areaTags.filter(matches);
     }
     if (areaTags.length === 0) return { items: [], nextKey: null };
     const page = await store.searchMessages(

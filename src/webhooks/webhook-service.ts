@@ -174,8 +174,9 @@ export function createWebhookService(deps: {
     checkEventFilter(events, areas, { types: '/body/events', areas: '/body/areas' });
 
   async function createFor(userId: number, input: WebhookInput): Promise<CreatedWebhook> {
-    const url = await checkTarget(input.url);
+    // The filter first: it is cheap, and a bad one should not cost a DNS lookup.
     const filter = filterOf(input.events, input.areas ?? []);
+    const url = await checkTarget(input.url);
     const secretSalt = randomBytes(16).toString('base64url');
     const id = await store.insertWithinLimit(
       {

@@ -26,7 +26,9 @@ const EventsQuery = Type.Object({
   areas: Type.Optional(
     Type.String({
       maxLength: 4096,
-      description: 'Comma-separated globs on area tags (default: all areas); events without an area (logins) pass.',
+      description:
+        'Comma-separated globs on area tags, at most 32 (default: all areas): `*` and `?` only, anything else but ' +
+        'letters, digits, `_`, `.` and `-` is a 400. Events without an area (logins) pass.',
       examples: ['pub_*,local_*'],
     }),
   ),

@@ -19,7 +19,7 @@ import {
   shouldStripAnsi,
   wholeListReply,
 } from '../pagination.js';
-import { ProblemResponses, SearchQ, SearchSort } from '../schemas.js';
+import { ProblemResponses, SearchAreaGlob, SearchQ, SearchSort } from '../schemas.js';
 import {
   closeUnfinishedUpload,
   guardUploadBody,
@@ -107,7 +107,7 @@ const FoundFile = Type.Object(
 const FileSearchQuery = Type.Object({
   ...ListQuery.properties,
   q: SearchQ,
-  areaTag: Type.Optional(Type.String({ maxLength: 256, description: 'Only areas whose tag matches this glob.' })),
+  areaTag: SearchAreaGlob,
   sort: SearchSort,
 });
 

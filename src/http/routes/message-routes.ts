@@ -12,7 +12,7 @@ import {
   shouldStripAnsi,
   wholeListReply,
 } from '../pagination.js';
-import { ProblemResponses, SearchQ, SearchSort } from '../schemas.js';
+import { ProblemResponses, SearchAreaGlob, SearchQ, SearchSort } from '../schemas.js';
 import { serializedAnswerSender } from '../serialized-answer.js';
 
 const Timestamp = Type.String({ format: 'date-time' });
@@ -95,9 +95,7 @@ const SearchQueryParams = Type.Object({
   ...ListQuery.properties,
   q: SearchQ,
   confTag: Type.Optional(Type.String({ description: 'Only this conference.' })),
-  areaTag: Type.Optional(
-    Type.String({ maxLength: 256, description: 'Only areas whose tag matches this glob (`pub_*`).' }),
-  ),
+  areaTag: SearchAreaGlob,
   from: Type.Optional(Type.String({ maxLength: 256, description: 'Author, exact, case-insensitive.' })),
   to: Type.Optional(Type.String({ maxLength: 256, description: 'Addressee, exact, case-insensitive.' })),
   since: Type.Optional(Type.String({ format: 'date-time', description: 'Posted at or after (RFC 3339).' })),

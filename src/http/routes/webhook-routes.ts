@@ -1,8 +1,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
+import { MAX_AREA_GLOB_LENGTH, MAX_AREA_GLOBS } from '../../access/area-glob.js';
 import type { Board } from '../../board.js';
-import { MAX_AREA_GLOBS } from '../../events/event-filter.js';
 import { EVENT_TYPES } from '../../events/event-log.js';
 import { TEST_DELIVERIES_PER_WINDOW, TEST_WINDOW_SECONDS } from '../../webhooks/webhook-service.js';
 import { apiMountOf } from '../api-prefix.js';
@@ -16,9 +16,10 @@ const EventTypes = Type.Array(Type.Union(EVENT_TYPES.map((type) => Type.Literal(
   maxItems: EVENT_TYPES.length,
   description: 'The event types to deliver.',
 });
-const AreaGlobs = Type.Array(Type.String({ minLength: 1, maxLength: 256 }), {
+const AreaGlobs = Type.Array(Type.String({ minLength: 1, maxLength: MAX_AREA_GLOB_LENGTH }), {
   maxItems: MAX_AREA_GLOBS,
-  description: 'Globs on area tags (`pub_*`); empty or left out: every area. Events without an area (logins) pass.',
+  description:
+    'Globs on area tags (`pub_*`): `*` and `?` only, anything else but letters, digits, `_`, `.` and `-` is a 400. Empty or left out: every area. Events without an area (logins) pass.',
 });
 const Url = Type.String({
   minLength: 1,
