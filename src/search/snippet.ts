@@ -1,14 +1,25 @@
 import { positiveTerms, type SearchQuery, type SearchTerm } from './search-query.js';
-import { searchTokenSpans, type TokenSpan } from './search-text.js';
+import { MAX_TOKEN_LENGTH, searchTokenSpans, type TokenSpan } from './search-text.js';
 
 export const DEFAULT_SNIPPET_LENGTH = 200;
 /** Room for both ellipses, both hit markers and one character. */
 export const MIN_SNIPPET_LENGTH = 5;
+/**
+ * How far into a text (UTF-16 units, from its first non-space) a snippet looks for hits. A body
+ * may hold 64 KiB; past this, a hit is not looked for and the snippet is the start of the text.
+ * A snippet shows a window of a few hundred characters, so a bound here caps the cost of a page
+ * of snippets whatever the bodies hold: 20 bodies of `a ` × 32,000 with a 16-term query cost
+ * 132 ms a snippet when every token was tried against every term of the whole body.
+ */
+export const MAX_SNIPPET_SCAN = 8192;
 
 const HIT_START = '«';
 const HIT_END = '»';
 const CUT = '…';
 const COMBINING_MARK = /^\p{M}$/u;
+const NOT_SPACE = /\S/u;
+/** A UTF-16 unit that can be part of a token (surrogates count: an astral letter is two units). */
+const TOKEN_UNIT = /[\p{L}\p{N}\p{M}\uD800-\uDFFF]/u;
 
 /** A stretch of the snippet's characters, as code point indices (end exclusive). */
 interface Stretch {
@@ -16,12 +27,22 @@ interface Stretch {
   readonly end: number;
 }
 
+/** The part of a text a snippet is cut from, as code points, and whether the text goes on after it. */
+interface Scanned {
+  readonly characters: readonly string[];
+  /** True when text was left out after `characters`: an end there still gets `…`. */
+  readonly isCut: boolean;
+  /** Every hit in `characters`, in order, none overlapping. */
+  readonly hits: readonly Stretch[];
+}
+
 /**
  * A plain-text excerpt of `text` (already stripped of ANSI) of at most `maxLength` characters —
  * code points, markers and ellipses included — around the first hit of the query's positive
  * terms, every hit in it wrapped in `«…»`. Whitespace runs become one space; cuts fall between
- * words where they can and are marked with `…`. With no hit in `text` (the match was in another
- * field) it is the start of the text.
+ * words where they can and are marked with `…`. With no hit in the first MAX_SNIPPET_SCAN
+ * characters of `text` (the match was in another field, or further on) it is the start of the text.
+ * Linear in the scanned part and the number of distinct terms.
  *
  * @example searchSnippet('Selling my US Robotics modem,\n\nbarely used.', parseSearchQuery('modem'))
  * // 'Selling my US Robotics «modem», barely used.'
@@ -30,33 +51,65 @@ export function searchSnippet(text: string, query: SearchQuery, maxLength = DEFA
   if (!Number.isInteger(maxLength) || maxLength < MIN_SNIPPET_LENGTH) {
     throw new RangeError(`maxLength must be an integer of at least ${MIN_SNIPPET_LENGTH}.`);
   }
-  const plain = text.replace(/\s+/gu, ' ').trim();
-  const characters = Array.from(plain);
-  const hits = findHits(plain, positiveTerms(query));
-  return render(characters, hits, chooseWindow(characters, hits, maxLength));
+  const trimmed = text.trimStart();
+  const cut = trimmed.length > MAX_SNIPPET_SCAN ? scanCut(trimmed) : trimmed.length;
+  const scanned = trimmed.slice(0, cut).replace(/\s+/gu, ' ').trimEnd();
+  const excerpt: Scanned = {
+    characters: Array.from(scanned),
+    isCut: NOT_SPACE.test(trimmed.slice(cut)),
+    hits: findHits(scanned, distinctTerms(positiveTerms(query))),
+  };
+  return render(excerpt, chooseWindow(excerpt, maxLength));
 }
 
-/** Every place a term matches, as code point stretches of `plain`, overlapping ones merged, in order. */
+/**
+ * Where to stop scanning a text longer than MAX_SNIPPET_SCAN: never inside a surrogate pair, and
+ * before a word the bound would cut (`modem` cut to `mod` would be a hit for `mod`), unless that
+ * word is longer than any token is compared (MAX_TOKEN_LENGTH code points, so at most four times
+ * as many UTF-16 units with their marks).
+ */
+function scanCut(text: string): number {
+  const bound = isLowSurrogate(text, MAX_SNIPPET_SCAN) ? MAX_SNIPPET_SCAN - 1 : MAX_SNIPPET_SCAN;
+  if (!TOKEN_UNIT.test(text.charAt(bound))) return bound;
+  for (let cut = bound; cut > bound - 4 * MAX_TOKEN_LENGTH; cut -= 1) {
+    if (!TOKEN_UNIT.test(text.charAt(cut - 1))) return cut;
+  }
+  return bound;
+}
+
+function isLowSurrogate(text: string, index: number): boolean {
+  const unit = text.charCodeAt(index);
+  return unit >= 0xdc00 && unit <= 0xdfff;
+}
+
+/** The terms without repeats: `a OR a OR a` looks for `a` once. */
+function distinctTerms(terms: readonly SearchTerm[]): SearchTerm[] {
+  const byKey = new Map(terms.map((term) => [`${term.isPrefix ? '*' : '='}${term.tokens.join(' ')}`, term]));
+  return [...byKey.values()];
+}
+
+/**
+ * Every place a term matches, as code point stretches of `plain`, overlapping ones merged, in
+ * order: one pass over the tokens, each tried against every distinct term.
+ */
 function findHits(plain: string, terms: readonly SearchTerm[]): Stretch[] {
   const spans = codePointSpans(plain);
-  const found: Stretch[] = [];
-  for (const [first, span] of spans.entries()) {
+  const merged: Stretch[] = [];
+  spans.forEach((span, first) => {
+    let end = -1;
     for (const term of terms) {
       const last = spans[first + term.tokens.length - 1];
-      if (last && isTermAt(spans, first, term)) found.push({ start: span.start, end: last.end });
+      if (last && last.end > end && isTermAt(spans, first, term)) end = last.end;
     }
-  }
-  found.sort((a, b) => a.start - b.start || a.end - b.end);
-
-  const merged: Stretch[] = [];
-  for (const hit of found) {
+    if (end < 0) return;
+    // Hits are found in order of their start, so only the previous one can overlap this one.
     const previous = merged[merged.length - 1];
-    if (previous && hit.start < previous.end) {
-      merged[merged.length - 1] = { start: previous.start, end: Math.max(previous.end, hit.end) };
+    if (previous && span.start < previous.end) {
+      merged[merged.length - 1] = { start: previous.start, end: Math.max(previous.end, end) };
     } else {
-      merged.push(hit);
+      merged.push({ start: span.start, end });
     }
-  }
+  });
   return merged;
 }
 
@@ -88,9 +141,10 @@ function codePointSpans(plain: string): TokenSpan[] {
  * hit, else from a word a little before the hit (a quarter of the length at most), then as far as
  * fits. A window that reaches the end of the text is moved back to use the room left.
  */
-function chooseWindow(characters: readonly string[], hits: readonly Stretch[], maxLength: number): Stretch {
+function chooseWindow(excerpt: Scanned, maxLength: number): Stretch {
+  const { characters, hits } = excerpt;
   const firstHit = hits[0];
-  const endFromTop = fitEnd(characters, hits, 0, maxLength, firstHit?.end ?? 0);
+  const endFromTop = fitEnd(excerpt, 0, maxLength, firstHit?.end ?? 0);
   if (!firstHit || endFromTop >= firstHit.end) return { start: 0, end: endFromTop };
 
   // The lead before the hit leaves room for the hit itself, both markers and both ellipses.
@@ -103,12 +157,12 @@ function chooseWindow(characters: readonly string[], hits: readonly Stretch[], m
       break;
     }
   }
-  const end = fitEnd(characters, hits, start, maxLength, firstHit.end);
+  const end = fitEnd(excerpt, start, maxLength, firstHit.end);
   if (end < characters.length) return { start, end };
 
   for (let candidate = start - 1; candidate >= Math.max(0, end - maxLength); candidate -= 1) {
     if (candidate > 0 && characters[candidate - 1] !== ' ') continue;
-    if (renderedLength(characters, hits, { start: candidate, end }) > maxLength) break;
+    if (renderedLength(excerpt, { start: candidate, end }) > maxLength) break;
     start = candidate;
   }
   return { start, end };
@@ -119,46 +173,61 @@ function chooseWindow(characters: readonly string[], hits: readonly Stretch[], m
  * hide part of the first hit (before `mustReach`) or show nothing — then a cut inside a word,
  * never between a letter and its combining marks when it can help it.
  */
-function fitEnd(
-  characters: readonly string[],
-  hits: readonly Stretch[],
-  start: number,
-  maxLength: number,
-  mustReach: number,
-): number {
+function fitEnd(excerpt: Scanned, start: number, maxLength: number, mustReach: number): number {
+  const { characters } = excerpt;
   const limit = Math.min(characters.length, start + maxLength);
   let wordEnd = start;
   for (let end = start + 1; end <= limit; end += 1) {
     if (end < characters.length && characters[end] !== ' ') continue;
     // The length only grows with `end`, so the first boundary that does not fit ends the search.
-    if (renderedLength(characters, hits, { start, end }) > maxLength) break;
+    if (renderedLength(excerpt, { start, end }) > maxLength) break;
     wordEnd = end;
   }
   if (wordEnd > start && wordEnd >= mustReach) return wordEnd;
 
   let end = start;
-  while (end < limit && renderedLength(characters, hits, { start, end: end + 1 }) <= maxLength) end += 1;
+  while (end < limit && renderedLength(excerpt, { start, end: end + 1 }) <= maxLength) end += 1;
   while (end > start + 1 && COMBINING_MARK.test(characters[end] ?? '')) end -= 1;
   return end;
 }
 
-function renderedLength(characters: readonly string[], hits: readonly Stretch[], window: Stretch): number {
-  let length = window.end - window.start;
-  if (window.start > 0) length += CUT.length;
-  if (window.end < characters.length) length += CUT.length;
-  for (const hit of hits) {
-    if (hit.start >= window.end) break;
-    if (hit.end > window.start) length += HIT_START.length + HIT_END.length;
-  }
-  return length;
+/** Whether a window ending at `end` leaves text out after it (and so ends in `…`). */
+function isCutAt(excerpt: Scanned, end: number): boolean {
+  return end < excerpt.characters.length || excerpt.isCut;
 }
 
-function render(characters: readonly string[], hits: readonly Stretch[], window: Stretch): string {
+/** The window's length once rendered: its characters, its ellipses and the markers of the hits it shows. */
+function renderedLength(excerpt: Scanned, window: Stretch): number {
+  let length = window.end - window.start;
+  if (window.start > 0) length += CUT.length;
+  if (isCutAt(excerpt, window.end)) length += CUT.length;
+  // Hits are in order and disjoint, so the ones the window shows are a run found by two binary searches.
+  const shown =
+    firstIndexWhere(excerpt.hits, (hit) => hit.start >= window.end) -
+    firstIndexWhere(excerpt.hits, (hit) => hit.end > window.start);
+  return length + Math.max(0, shown) * (HIT_START.length + HIT_END.length);
+}
+
+/** The first index whose hit passes `test`, for a test that fails on a prefix of `hits` and passes on the rest. */
+function firstIndexWhere(hits: readonly Stretch[], test: (hit: Stretch) => boolean): number {
+  let low = 0;
+  let high = hits.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    const hit = hits[middle];
+    if (hit !== undefined && test(hit)) high = middle;
+    else low = middle + 1;
+  }
+  return low;
+}
+
+function render(excerpt: Scanned, window: Stretch): string {
+  const { characters, hits } = excerpt;
   const pieces = [window.start > 0 ? CUT : ''];
   let position = window.start;
-  for (const hit of hits) {
-    if (hit.start >= window.end) break;
-    if (hit.end <= window.start) continue;
+  for (let index = firstIndexWhere(hits, (hit) => hit.end > window.start); index < hits.length; index += 1) {
+    const hit = hits[index];
+    if (hit === undefined || hit.start >= window.end) break;
     const hitStart = Math.max(hit.start, window.start);
     const hitEnd = Math.min(hit.end, window.end);
     pieces.push(
@@ -169,6 +238,6 @@ function render(characters: readonly string[], hits: readonly Stretch[], window:
     );
     position = hitEnd;
   }
-  pieces.push(characters.slice(position, window.end).join(''), window.end < characters.length ? CUT : '');
+  pieces.push(characters.slice(position, window.end).join(''), isCutAt(excerpt, window.end) ? CUT : '');
   return pieces.join('');
 }

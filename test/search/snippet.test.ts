@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseSearchQuery, positiveTerms, type SearchTerm } from '../../src/search/search-query.js';
 import { searchTokens } from '../../src/search/search-text.js';
-import { searchSnippet } from '../../src/search/snippet.js';
+import { MAX_SNIPPET_SCAN, searchSnippet } from '../../src/search/snippet.js';
 
 const snippet = (text: string, q: string, maxLength?: number) => searchSnippet(text, parseSearchQuery(q), maxLength);
 const codePoints = (text: string) => Array.from(text).length;
@@ -119,6 +119,25 @@ describe('searchSnippet', () => {
   it('rejects a maxLength below 5', () => {
     expect(() => snippet('modem', 'modem', 4)).toThrow(RangeError);
     expect(() => snippet('modem', 'modem', 10.5)).toThrow(RangeError);
+  });
+
+  it('looks for hits only in the first MAX_SNIPPET_SCAN characters, so a snippet costs the same whatever the body holds', () => {
+    // A poster's `a ` × 32,000 searched with 16 terms took over 100 ms a snippet, 20 on a page.
+    const filler = 'a '.repeat(32_000);
+    const terms = Array.from({ length: 16 }, () => 'a').join(' OR ');
+    expect(snippet(filler, terms)).toBe(`${'«a» '.repeat(49)}«a»…`);
+    // A hit beyond the bound is not looked for: the snippet is the start of the text, cut.
+    const late = `${'x '.repeat(MAX_SNIPPET_SCAN / 2)}modem`;
+    expect(snippet(late, 'modem', 20)).toBe(`${'x '.repeat(9)}x…`);
+    // Ending at the bound, it is found.
+    expect(snippet(`${'x '.repeat(MAX_SNIPPET_SCAN / 2 - 3)}modem`, 'modem', 20)).toBe(`…${'x '.repeat(6)}«modem»`);
+  });
+
+  it('never lets the scan bound cut a word into a shorter hit', () => {
+    const straddling = `${'x'.repeat(MAX_SNIPPET_SCAN - 4)} modems`;
+    expect(snippet(straddling, 'modem', 10)).toBe('xxxxxxxxx…');
+    expect(snippet(straddling, 'modem*', 10)).toBe('xxxxxxxxx…');
+    expect(snippet(`${'x'.repeat(MAX_SNIPPET_SCAN - 5)} mode`, 'mode', 10)).toBe('…«mode»');
   });
 
   it('fits the length, keeps the text whole and shows the first hit, for any text', () => {
