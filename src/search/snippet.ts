@@ -15,6 +15,13 @@ export const MAX_SNIPPET_SCAN = 8192;
 
 const HIT_START = '«';
 const HIT_END = '»';
+/**
+ * The markers as written in the text itself, shown as single guillemets: a body holding
+ * `«injected»` must not look like a hit to a client that splits on the markers. One code point
+ * each, so lengths do not change.
+ */
+const WRITTEN_MARKERS: Readonly<Record<string, string>> = { [HIT_START]: '‹', [HIT_END]: '›' };
+const WRITTEN_MARKER = /[«»]/gu;
 const CUT = '…';
 const COMBINING_MARK = /^\p{M}$/u;
 const NOT_SPACE = /\S/u;
@@ -39,7 +46,7 @@ interface Scanned {
 /**
  * A plain-text excerpt of `text` (already stripped of ANSI) of at most `maxLength` characters —
  * code points, markers and ellipses included — around the first hit of the query's positive
- * terms, every hit in it wrapped in `«…»`. Whitespace runs become one space; cuts fall between
+ * terms, every hit in it wrapped in `«…»` (and only hits: `«` and `»` of the text show as `‹` and `›`). Whitespace runs become one space; cuts fall between
  * words where they can and are marked with `…`. With no hit in the first MAX_SNIPPET_SCAN
  * characters of `text` (the match was in another field, or further on) it is the start of the text.
  * Linear in the scanned part and the number of distinct terms.
@@ -230,14 +237,17 @@ function render(excerpt: Scanned, window: Stretch): string {
     if (hit === undefined || hit.start >= window.end) break;
     const hitStart = Math.max(hit.start, window.start);
     const hitEnd = Math.min(hit.end, window.end);
-    pieces.push(
-      characters.slice(position, hitStart).join(''),
-      HIT_START,
-      characters.slice(hitStart, hitEnd).join(''),
-      HIT_END,
-    );
+    pieces.push(textOf(characters, position, hitStart), HIT_START, textOf(characters, hitStart, hitEnd), HIT_END);
     position = hitEnd;
   }
-  pieces.push(characters.slice(position, window.end).join(''), isCutAt(excerpt, window.end) ? CUT : '');
+  pieces.push(textOf(characters, position, window.end), isCutAt(excerpt, window.end) ? CUT : '');
   return pieces.join('');
+}
+
+/** The characters from `start` to `end` as text, with the hit markers it holds made harmless. */
+function textOf(characters: readonly string[], start: number, end: number): string {
+  return characters
+    .slice(start, end)
+    .join('')
+    .replace(WRITTEN_MARKER, (marker) => WRITTEN_MARKERS[marker] ?? marker);
 }

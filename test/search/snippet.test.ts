@@ -54,6 +54,12 @@ describe('searchSnippet', () => {
     ['a word inside punctuation', "it's (modem)-ready", 'modem', "it's («modem»)-ready"],
     ['whitespace collapsed and trimmed', '  hello\n\n\t world  ', 'world', 'hello «world»'],
     ['the text when nothing in it matches', 'Just the body.', 'subject', 'Just the body.'],
+    [
+      'only hits, never markers written in the text',
+      'Ask «injected» and «help» for help»',
+      'help',
+      'Ask ‹injected› and ‹«help»› for «help»›',
+    ],
     ['nothing for an empty text', ' \n ', 'modem', ''],
   ])('highlights %s', (_name, text, q, expected) => {
     expect(snippet(text, q)).toBe(expected);
@@ -141,7 +147,20 @@ describe('searchSnippet', () => {
   });
 
   it('fits the length, keeps the text whole and shows the first hit, for any text', () => {
-    const words = ['modem', 'MODEMS', 'café', 'cafe\u0301', 'bbs', 'e-mail', '𐐀𐐀', '😀', 'x'.repeat(30), 'sysop'];
+    const words = [
+      'modem',
+      'MODEMS',
+      'café',
+      'cafe\u0301',
+      'bbs',
+      'e-mail',
+      '𐐀𐐀',
+      '😀',
+      'x'.repeat(30),
+      'sysop',
+      '«',
+      '»',
+    ];
     const text = fc
       .array(fc.tuple(fc.constantFrom(...words), fc.constantFrom(' ', '  ', '\n', ', ', '-', '')), { maxLength: 60 })
       .map((parts) => parts.flat().join(''));
@@ -152,12 +171,16 @@ describe('searchSnippet', () => {
         expect(codePoints(cut)).toBeLessThanOrEqual(maxLength);
         expect(cut).not.toMatch(/\p{Cs}/u);
         expect(snippet(body, query, maxLength)).toBe(cut);
-        expect(body.replace(/\s+/g, ' ').trim()).toContain(cut.replace(/[«»]/g, '').replace(/^…|…$/g, ''));
+        expect(body.replace(/\s+/g, ' ').trim().replace(/«/g, '‹').replace(/»/g, '›')).toContain(
+          cut.replace(/[«»]/g, '').replace(/^…|…$/g, ''),
+        );
         const tokens = searchTokens(body);
         const hasHit = positiveTerms(parseSearchQuery(query)).some((term) =>
           tokens.some((_, first) => isTermAt(tokens, first, term)),
         );
         expect(cut.includes('«')).toBe(hasHit);
+        // Markers pair up, each pair around a hit: nothing in the text can open or close one.
+        expect(cut.replace(/«[^«»]+»/g, '')).not.toMatch(/[«»]/);
       }),
     );
   });

@@ -192,6 +192,20 @@ describeInBrowser('the web reader in a browser', () => {
     await expect(page.locator('#search-q-error').textContent()).resolves.toBe('q has no words to search for.');
   });
 
+  it('highlights only real hits, never guillemets a poster wrote', async () => {
+    const client = await nodeClient();
+    await client.api.POST(`${API}/messages/areas/{areaTag}/messages`, {
+      params: { path: { areaTag: 'general' } },
+      body: { subject: 'Forged', message: 'Click «here» now» for a free forgedmarker' },
+    });
+    const page = await open();
+    await page.goto('/search?q=forgedmarker');
+    const snippet = page.locator('ol.results > li p.snippet');
+    await snippet.locator('mark').first().waitFor();
+    await expect(snippet.locator('mark').allTextContents()).resolves.toEqual(['forgedmarker']);
+    await expect(snippet.textContent()).resolves.toBe('Click ‹here› now› for a free forgedmarker');
+  });
+
   it('walks the new-scan with n, moving the pointer as messages are read, until nothing is unread', async () => {
     const page = await open();
     await logInThroughForm(page, fixture.sysop);

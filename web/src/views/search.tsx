@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact';
 import { API_PREFIX } from '../../../clients/typescript/src/index.js';
 import type { FoundMessage } from '../api-types.js';
 import { useBoard } from '../board-context.js';
@@ -8,10 +9,23 @@ import { body, Field, fieldErrors, formatDate, Loading, Pager, ProblemNote, useL
 
 const FILTERS = ['q', 'areaTag', 'from', 'since', 'until', 'sort'] as const;
 
-/** A snippet's hits (between « and ») as marked text; everything else as plain text. */
+/** A hit of a snippet: the API writes `«` and `»` only around hits (the text's own show as `‹` `›`). */
+const SNIPPET_HIT = /«([^«»]*)»/gu;
+
+/**
+ * A snippet's hits as marked text, everything else as plain text. Only a `«` closed by its `»`
+ * marks anything: a stray marker (from a server before markers were escaped) shows as written
+ * instead of flipping every later part between marked and not.
+ */
 function Snippet({ text }: { text: string }) {
-  const parts = text.split(/«|»/);
-  return <p class="snippet">{parts.map((part, i) => (i % 2 === 1 ? <mark key={i}>{part}</mark> : part))}</p>;
+  const parts: ComponentChildren[] = [];
+  let position = 0;
+  for (const hit of text.matchAll(SNIPPET_HIT)) {
+    parts.push(text.slice(position, hit.index), <mark key={hit.index}>{hit[1]}</mark>);
+    position = hit.index + hit[0].length;
+  }
+  parts.push(text.slice(position));
+  return <p class="snippet">{parts}</p>;
 }
 
 function Results({ found }: { found: readonly FoundMessage[] }) {
