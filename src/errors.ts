@@ -113,8 +113,12 @@ export class RangeNotSatisfiableError extends BaudError {
 export class ServiceUnavailableError extends BaudError {
   override readonly name = 'ServiceUnavailableError';
   readonly status = 503;
-  constructor(detail: string, retryAfterSeconds: number) {
-    super(detail, { 'retry-after': String(retryAfterSeconds), connection: 'close' });
+  /** `shouldCloseConnection`: a node going down closes; one busy for a moment keeps the connection. */
+  constructor(detail: string, retryAfterSeconds: number, { shouldCloseConnection = true } = {}) {
+    super(detail, {
+      'retry-after': String(retryAfterSeconds),
+      ...(shouldCloseConnection ? { connection: 'close' } : {}),
+    });
   }
 }
 

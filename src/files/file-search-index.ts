@@ -90,3 +90,20 @@ export async function findFiles(
      LIMIT ${search.limit}`.execute(db);
   return rows.map((row) => ({ id: Number(row.id), sortKey: Number(row.sortKey) }));
 }
+
+/** How many files of the given areas match, counting no further than `upTo` (counted, never scored). */
+export async function countFileMatches(
+  db: Executor,
+  dialect: Dialect,
+  search: { readonly query: SearchQuery; readonly areaTags: readonly string[] },
+  upTo: number,
+): Promise<number> {
+  const match = await indexMatch(db, dialect, 'file_search', search.query);
+  if (match === null) return 0;
+  const { rows } = await sql<{ count: number }>`
+    SELECT count(*) AS count FROM (
+      SELECT 1 FROM file_search s JOIN files f ON f.id = ${match.id}
+       WHERE ${match.condition} AND f.area_tag IN (${sql.join(search.areaTags.map((areaTag) => sql`${areaTag}`))})
+       LIMIT ${upTo}) AS matches`.execute(db);
+  return Number(rows[0]?.count ?? 0);
+}

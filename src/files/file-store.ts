@@ -4,7 +4,7 @@ import { ConflictError } from '../errors.js';
 import type { SearchOrder, SearchQuery } from '../search/search-query.js';
 import type { UserStore } from '../users/user-store.js';
 import { withClashSuffix } from './file-name.js';
-import { findFiles, indexFiles, unindexFile } from './file-search-index.js';
+import { countFileMatches, findFiles, indexFiles, unindexFile } from './file-search-index.js';
 
 /** A file record as the API shows it (decisions.md, "Element shapes"), before ANSI stripping. */
 export interface FileRecord {
@@ -175,6 +175,10 @@ export function createFileStore(database: Pick<Database, 'db' | 'dialect'>, user
     },
 
     /** The files of the given areas that match a search, in the search's order, one keyset page. */
+    /** How many files of the areas a search matches, counted up to `upTo` (see countFileMatches). */
+    countSearchMatches: (query: SearchQuery, areaTags: readonly string[], upTo: number) =>
+      countFileMatches(db, dialect, { query, areaTags }, upTo),
+
     async searchFiles(
       query: SearchQuery,
       areaTags: readonly string[],

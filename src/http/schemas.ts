@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import { Type } from 'typebox';
+import { MAX_RANKED_MATCHES } from '../search/relevance.js';
 
 /** The problem+json body (RFC 7807), as documented in the OpenAPI document. */
 export const ProblemSchema = Type.Object(
@@ -48,7 +49,8 @@ export const SearchSort = Type.Optional(
     description:
       '`newest` (the default): newest first. `relevance`: the most relevant first (how often the terms ' +
       'occur, for a short text more than a long one), the newest first among equals. Either order pages ' +
-      'with a cursor without repeating or skipping an item, even while messages are posted.',
+      'with a cursor without repeating or skipping an item, even while messages are posted. `relevance` ranks at ' +
+      `most ${MAX_RANKED_MATCHES} matches: a search matching more is a 400 (narrow it, or sort by newest).`,
   }),
 );
 

@@ -99,12 +99,7 @@ export async function findMessages(db: Executor, dialect: Dialect, search: Messa
       ? relevanceSortKey(dialect, search.query, searchId, [sql.ref('m.subject'), sql.ref('m.body')])
       : searchId;
   const filters = [
-    sql`m.area_tag IN (${sql.join(search.areaTags.map((areaTag) => sql`${areaTag}`))})`,
-    sql`m.deleted_at IS NULL`,
-    ...(search.from === null ? [] : [sql`lower(m.from_user_name) = lower(${search.from})`]),
-    ...(search.to === null ? [] : [sql`lower(m.to_user_name) = lower(${search.to})`]),
-    ...(search.since === null ? [] : [sql`m.timestamp >= ${search.since}`]),
-    ...(search.until === null ? [] : [sql`m.timestamp <= ${search.until}`]),
+    ...searchFilters(search),
     ...(search.beforeKey === null ? [] : [sql`${sortKey} < ${search.beforeKey}`]),
   ];
   const { rows } = await sql<FoundMessage>`
@@ -116,4 +111,38 @@ export async function findMessages(db: Executor, dialect: Dialect, search: Messa
      LIMIT ${search.limit}`.execute(db);
   // PostgreSQL answers a bigint key as text.
   return rows.map((row) => ({ ...row, sortKey: Number(row.sortKey) }));
+}
+
+/** The filters of a search but the cursor, on `messages m`. */
+function searchFilters(search: MessageSearchFilters) {
+  return [
+    sql`m.area_tag IN (${sql.join(search.areaTags.map((areaTag) => sql`${areaTag}`))})`,
+    sql`m.deleted_at IS NULL`,
+    ...(search.from === null ? [] : [sql`lower(m.from_user_name) = lower(${search.from})`]),
+    ...(search.to === null ? [] : [sql`lower(m.to_user_name) = lower(${search.to})`]),
+    ...(search.since === null ? [] : [sql`m.timestamp >= ${search.since}`]),
+    ...(search.until === null ? [] : [sql`m.timestamp <= ${search.until}`]),
+  ];
+}
+
+export type MessageSearchFilters = Omit<MessageSearch, 'sort' | 'beforeKey' | 'limit'>;
+
+/**
+ * How many live messages the search matches, counting no further than `upTo`: the matches are
+ * only counted, never scored, so this costs a fraction of ranking them.
+ */
+export async function countMessageMatches(
+  db: Executor,
+  dialect: Dialect,
+  search: MessageSearchFilters,
+  upTo: number,
+): Promise<number> {
+  const match = await indexMatch(db, dialect, 'message_search', search.query);
+  if (match === null) return 0;
+  const { rows } = await sql<{ count: number }>`
+    SELECT count(*) AS count FROM (
+      SELECT 1 FROM message_search s JOIN messages m ON m.id = ${match.id}
+       WHERE ${match.condition} AND ${sql.join(searchFilters(search), sql` AND `)}
+       LIMIT ${upTo}) AS matches`.execute(db);
+  return Number(rows[0]?.count ?? 0);
 }

@@ -16,10 +16,12 @@ import {
 import { MAX_MESSAGE_ID } from './message-rules.js';
 import {
   clearMessageIndex,
+  countMessageMatches,
   findMessages,
   indexAllMessages,
   indexMessages,
   type MessageSearch,
+  type MessageSearchFilters,
   unindexMessage,
 } from './message-search-index.js';
 import { depthOf, type ThreadPlace } from './message-thread.js';
@@ -333,6 +335,9 @@ function messageQueries(db: Executor, dialect: Dialect, prepared: PreparedMessag
     },
 
     /** A newest-first page of the live messages that match a search (see message-search-index.ts). */
+    /** How many messages a search matches, counted up to `upTo` (see countMessageMatches). */
+    countSearchMatches: (search: MessageSearchFilters, upTo: number) => countMessageMatches(db, dialect, search, upTo),
+
     async searchMessages(search: Omit<MessageSearch, 'beforeKey' | 'limit'>, request: PageRequest) {
       const rows = await findMessages(db, dialect, {
         ...search,

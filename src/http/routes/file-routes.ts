@@ -297,14 +297,14 @@ export async function fileRoutes(parent: FastifyInstance, options: { board: Boar
           '(anonymous callers: the public areas), newest or most relevant first, keyset-paginated; the same query language as ' +
           'message search.',
         querystring: FileSearchQuery,
-        response: { 200: ListEnvelope(FoundFile), ...ProblemResponses() },
+        response: { 200: ListEnvelope(FoundFile), ...ProblemResponses(503) },
       },
     },
     async (request, reply) => {
       const { query } = request;
       const paging = { list: fileSearchListId(query), cursors: board.cursors };
       return sendSearchPage(request, reply, paging, (page, shouldStrip) =>
-        board.files.searchFiles(request.caller, query, page, shouldStrip),
+        board.searchBudget.run(() => board.files.searchFiles(request.caller, query, page, shouldStrip)),
       );
     },
   );

@@ -320,14 +320,14 @@ export function registerMessageRoutes(fastify: FastifyInstance, board: Board): v
           'areas), newest or most relevant first, keyset-paginated. A hidden area is never searched: it shows in no answer, count ' +
           'or snippet.',
         querystring: SearchQueryParams,
-        response: { 200: ListEnvelope(FoundMessageSchema), ...ProblemResponses(404) },
+        response: { 200: ListEnvelope(FoundMessageSchema), ...ProblemResponses(404, 503) },
       },
     },
     async (request, reply) => {
       const { query } = request;
       const paging = { list: messageSearchListId(query), cursors: board.cursors };
       return sendSearchPage(request, reply, paging, (page, shouldStrip) =>
-        messages.searchMessages(request.caller, query, page, shouldStrip),
+        board.searchBudget.run(() => messages.searchMessages(request.caller, query, page, shouldStrip)),
       );
     },
   );
