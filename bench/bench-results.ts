@@ -80,6 +80,12 @@ export interface DatabaseRun {
   /** The message the deep page starts after (its cursor's key is this message's position). */
   readonly deepPageAfterMessage: number;
   readonly idleRssBytes: number;
+  /** Server RSS after start, after one client walked the whole area (100 a page) and after a second walk. */
+  readonly crawlMemory: {
+    readonly afterStartBytes: number;
+    readonly afterWalkBytes: number;
+    readonly afterSecondWalkBytes: number;
+  };
   /**
    * PostgreSQL only: page times (one request at a time, median of 3) right after the import
    * and after the ANALYZE the bench runs before measuring; null on SQLite.

@@ -17,7 +17,7 @@ import { measureEventFanout } from './event-fanout.js';
 import { JSON_HEADERS, logIn, requestJson } from './http-client.js';
 import type { LoadDriver } from './load-driver.js';
 import { THREAD_LEVELS, THREAD_MESSAGES } from './message-fixture.js';
-import { peakResidentBytes } from './process-memory.js';
+import { peakResidentBytes, residentBytes } from './process-memory.js';
 import type { Progress } from './progress.js';
 import { issueScenarios, measureRequestScenario } from './request-scenarios.js';
 import { measureDownload, measureUpload, type TransferFile } from './transfers.js';
@@ -94,6 +94,29 @@ async function walkThread(apiUrl: string, accessToken: string, rootUuid: string)
     lastPath = path;
     cursor = page.meta.nextCursor;
   }
+}
+
+/**
+ * Memory after a crawl: the server's RSS after start, after the walk that found the deep
+ * cursor (one client reading the whole area, 100 messages a page) and after a second such
+ * walk, each read from /proc right after the walk ends — what the node's read caches keep of
+ * pages no one will ask for again.
+ */
+async function measureCrawlMemory(
+  board: BoardUnderTest,
+  apiUrl: string,
+  accessToken: string,
+  progress: Progress,
+): Promise<DatabaseRun['crawlMemory']> {
+  const { pid } = board.server;
+  const afterWalkBytes = residentBytes(pid);
+  await walkArea(apiUrl, accessToken, progress);
+  const afterSecondWalkBytes = residentBytes(pid);
+  const mib = (bytes: number) => (bytes / 2 ** 20).toFixed(1);
+  progress.log(
+    `  memory after a crawl: RSS ${mib(board.idleRssBytes)} MiB after start → ${mib(afterWalkBytes)} MiB after one walk → ${mib(afterSecondWalkBytes)} MiB after a second`,
+  );
+  return { afterStartBytes: board.idleRssBytes, afterWalkBytes, afterSecondWalkBytes };
 }
 
 /** Page sizes of the spread scenario: with every walk cursor, each one a different page to remember. */
@@ -225,6 +248,7 @@ export async function runDatabase(options: {
   progress.log(
     `  walked ${walk.pages.toLocaleString('en-US')} pages (${walk.messagesSeen.toLocaleString('en-US')} messages) in ${walk.seconds.toFixed(1)} s`,
   );
+  const crawlMemory = await measureCrawlMemory(board, apiUrl, await freshToken(), progress);
   if (walk.messagesSeen !== settings.messageCount) {
     problems.push(`walking the area saw ${walk.messagesSeen} messages, not ${settings.messageCount}`);
   }
@@ -356,6 +380,7 @@ export async function runDatabase(options: {
     walk,
     deepPageAfterMessage,
     idleRssBytes: board.idleRssBytes,
+    crawlMemory,
     statistics,
     scenarios: results,
     login,

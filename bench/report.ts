@@ -119,6 +119,10 @@ function otherFigures(style: Style, run: DatabaseRun): string {
     ['idle RSS (started, seeded, before any request)', mib(run.idleRssBytes)],
     ['peak RSS over the whole run (VmHWM)', mib(run.peakRssBytes)],
     [
+      'memory after a crawl: RSS after start → one walk of the area → a second walk',
+      `${mib(run.crawlMemory.afterStartBytes)} → ${mib(run.crawlMemory.afterWalkBytes)} → ${mib(run.crawlMemory.afterSecondWalkBytes)}`,
+    ],
+    [
       'seeding: `baud message import` (start-up included)',
       `${count(run.messageCount)} messages in ${run.seeding.seconds.toFixed(1)} s = ${count(run.seeding.messagesPerSec)} messages/s`,
     ],

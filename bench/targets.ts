@@ -131,6 +131,16 @@ export const TARGETS: readonly Target[] = [
     evaluate: (run) => ({ measured: mib(run.idleRssBytes), isMet: run.idleRssBytes < 120 * MiB }),
   },
   {
+    id: 'crawl-rss',
+    text: 'issue 30: RSS after one client walks the whole area < 200 MiB',
+    bindsOn: ['sqlite', 'postgres'],
+    isAim: false,
+    evaluate: ({ crawlMemory }) => ({
+      measured: `${mib(crawlMemory.afterWalkBytes)} (${mib(crawlMemory.afterSecondWalkBytes)} after a second walk)`,
+      isMet: crawlMemory.afterWalkBytes < 200 * MiB && crawlMemory.afterSecondWalkBytes < 200 * MiB,
+    }),
+  },
+  {
     id: 'upload-rss',
     text: 'upload: server RSS growth < 64 MiB',
     bindsOn: ['sqlite'],
