@@ -1,6 +1,7 @@
 import type { UserCaller } from '../caller.js';
 import type { Clock } from '../clock.js';
 import { UnauthorizedError } from '../errors.js';
+import { estimatedBytes, estimatedStringBytes } from '../estimated-bytes.js';
 import type { IdentityChanges } from '../identity-changes.js';
 import { createRecentCache } from '../recent-cache.js';
 import type { UserService } from '../users/user-service.js';
@@ -30,8 +31,13 @@ export interface CallerService {
  */
 export const CALLER_CACHE_MAX_AGE_MS = 1000;
 
-/** Credentials remembered at once, at most; the least recently loaded goes first. */
-export const CALLER_CACHE_SIZE = 10_000;
+/**
+ * The bytes the remembered callers may hold, counted with estimated-bytes.ts (credential and
+ * caller: ~1.6 KB for an access token, ~1.2 KB for an API key). 4 MiB holds ~2,500 callers, and
+ * an entry answers for a second only, so this is the callers active within one second; past
+ * that the oldest goes first and its next request loads it again (two indexed reads).
+ */
+export const CALLER_CACHE_BYTES = 4 * 1024 * 1024;
 
 export function createCallerService(deps: {
   clock: Clock;
@@ -43,7 +49,11 @@ export function createCallerService(deps: {
 }): CallerService {
   const { clock, accessTokens, apiKeys, sessions, users, identityChanges } = deps;
   /** Keyed by the credential and whether the request came over TLS (part of the caller). */
-  const cache = createRecentCache<UserCaller>({ maxEntries: CALLER_CACHE_SIZE, maxAgeMs: CALLER_CACHE_MAX_AGE_MS });
+  const cache = createRecentCache<UserCaller>({
+    maxBytes: CALLER_CACHE_BYTES,
+    sizeOf: (key, caller) => estimatedStringBytes(key) + estimatedBytes(caller),
+    clock,
+  });
 
   async function loadApiKeyCaller(apiKey: string, isSecure: boolean): Promise<UserCaller> {
     const key = await apiKeys.verify(apiKey);
@@ -77,12 +87,12 @@ export function createCallerService(deps: {
         cacheKey = `token ${isSecure} ${credential.accessToken}`;
         load = () => loadTokenCaller(claims, isSecure);
       }
-      const known = cache.get(cacheKey, nowMs, identityChanges.epoch);
+      const known = cache.get(cacheKey, identityChanges.epoch);
       if (known) return known;
       // The epoch before loading: a change made while loading makes the entry stale at once.
       const { epoch } = identityChanges;
       const caller = await load();
-      cache.set(cacheKey, caller, nowMs, epoch);
+      cache.set(cacheKey, caller, { loadedAtMs: nowMs, expiresAtMs: nowMs + CALLER_CACHE_MAX_AGE_MS }, epoch);
       return caller;
     },
   };

@@ -1,5 +1,8 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { systemClock } from '../clock.js';
 import { BadRequestError } from '../errors.js';
+import { estimatedBytes, estimatedStringBytes } from '../estimated-bytes.js';
+import { createRecentCache } from '../recent-cache.js';
 
 /**
  * Opaque, tamper-evident keyset cursors. A cursor is `<key>.<mac>` in base64url, the MAC being
@@ -14,8 +17,17 @@ export interface CursorCodec {
 
 const MAC_BYTES = 16;
 
-/** Cursors remembered, at most: the next-page cursors of the pages most in demand. */
-const REMEMBERED_CURSORS = 10_000;
+/**
+ * The bytes the cursors made and the cursors verified may hold, each, counted with
+ * estimated-bytes.ts (~250 bytes a cursor of an area's list, the entry's keeping included):
+ * ~8,500 cursors each, the next-page cursors of the pages most in demand. A cursor never goes stale (it is a
+ * function of the list, the key and the secret), so only the budget lets one go, oldest first.
+ */
+export const REMEMBERED_CURSOR_BYTES = 2 * 1024 * 1024;
+
+/** A cursor answers for ever: its entries never expire, whatever the clock says. */
+const FOR_EVER = { loadedAtMs: Number.NEGATIVE_INFINITY, expiresAtMs: Number.POSITIVE_INFINITY } as const;
+const NO_VERSION = 0;
 
 /**
  * A cursor is a function of the list, the key and the secret: a page asked for again and
@@ -26,26 +38,28 @@ const REMEMBERED_CURSORS = 10_000;
 export function createCursorCodec(secret: Buffer): CursorCodec {
   const mac = (list: string, payload: string) =>
     createHmac('sha256', secret).update(`${list}\n${payload}`).digest().subarray(0, MAC_BYTES);
-  const known = new Map<string, number>();
-  const made = new Map<string, string>();
-  const remember = <V>(map: Map<string, V>, id: string, value: V) => {
-    if (map.size >= REMEMBERED_CURSORS) map.delete(map.keys().next().value as string);
-    map.set(id, value);
-  };
+  const cache = <Value>() =>
+    createRecentCache<Value>({
+      maxBytes: REMEMBERED_CURSOR_BYTES,
+      sizeOf: (id, value) => estimatedStringBytes(id) + estimatedBytes(value),
+      clock: systemClock,
+    });
+  const known = cache<number>();
+  const made = cache<string>();
   return {
     encode(list, key) {
       const id = `${list}\n${key}`;
-      const existing = made.get(id);
+      const existing = made.get(id, NO_VERSION);
       if (existing !== undefined) return existing;
       const payload = Buffer.from(String(key)).toString('base64url');
       const cursor = `${payload}.${mac(list, payload).toString('base64url')}`;
-      remember(made, id, cursor);
+      made.set(id, cursor, FOR_EVER, NO_VERSION);
       // Only what decode would accept: a key that is not a safe integer is refused there.
-      if (Number.isSafeInteger(key)) remember(known, `${list}\n${cursor}`, key);
+      if (Number.isSafeInteger(key)) known.set(`${list}\n${cursor}`, key, FOR_EVER, NO_VERSION);
       return cursor;
     },
     decode(list, cursor) {
-      const knownKey = known.get(`${list}\n${cursor}`);
+      const knownKey = known.get(`${list}\n${cursor}`, NO_VERSION);
       if (knownKey !== undefined) return knownKey;
       const invalid = new BadRequestError('The cursor is invalid or belongs to another list.', [
         { pointer: '/query/cursor', message: 'is invalid or belongs to another list' },
@@ -57,7 +71,7 @@ export function createCursorCodec(secret: Buffer): CursorCodec {
       if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalid;
       const key = Number(Buffer.from(payload, 'base64url').toString());
       if (!Number.isSafeInteger(key)) throw invalid;
-      remember(known, `${list}\n${cursor}`, key);
+      known.set(`${list}\n${cursor}`, key, FOR_EVER, NO_VERSION);
       return key;
     },
   };

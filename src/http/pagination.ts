@@ -2,6 +2,8 @@ import type { FastifyReply } from 'fastify';
 import { type Static, type TSchema, Type } from 'typebox';
 import type { CursorCodec } from '../db/cursor-codec.js';
 import type { Page, PageRequest } from '../db/keyset.js';
+import { estimatedBytes, estimatedStringBytes } from '../estimated-bytes.js';
+import { chargeDerived } from '../recent-cache.js';
 import { type SerializedAnswer, sendSerialized, serializeAnswer } from './serialized-answer.js';
 
 export const DEFAULT_PAGE_LIMIT = 25;
@@ -86,7 +88,8 @@ function nextLink(url: string, next: string): string {
  *
  * A page the service hands out again (a remembered read, see `createDerivedMemo`) is answered
  * with the body, ETag and cursor made the first time: a busy area's first page is serialised
- * and hashed once per second per node instead of once per request.
+ * and hashed once per second per node instead of once per request. What is kept counts against
+ * the byte budget of the cache holding the page (`chargeDerived`).
  */
 export function listPageSender() {
   const answers = new WeakMap<object, ListPageAnswer>();
@@ -103,13 +106,18 @@ export function listPageSender() {
     if (answer === undefined || answer.list !== list || answer.limit !== pageRequest.limit) {
       const next = page.nextKey === null ? null : cursors.encode(list, page.nextKey);
       const serialized = serializeAnswer(reply, listEnvelope(page.items, pageRequest.limit, next));
-      answer = { ...serialized, list, limit: pageRequest.limit, next };
-      answers.set(page, answer);
+      const made: ListPageAnswer = { ...serialized, list, limit: pageRequest.limit, next };
+      answers.set(page, made);
+      chargeDerived(page, made, () => estimatedBytes(made));
+      answer = made;
     }
     if (answer.next !== null) {
       let link = answer.link;
       if (link?.url !== request.url) {
-        link = { url: request.url, header: nextLink(request.url, answer.next) };
+        const made = { url: request.url, header: nextLink(request.url, answer.next) };
+        // Charged each time, though it replaces the last one: over-counting only lets the page go sooner.
+        chargeDerived(page, made, () => estimatedStringBytes(made.url) + estimatedStringBytes(made.header));
+        link = made;
         answer.link = link;
       }
       reply.header('link', link.header);

@@ -5,7 +5,6 @@ import { type Page, type PageRequest, pageFromRows, rowsToFetch } from '../db/ke
 import { prepareQuery } from '../db/prepared-query.js';
 import type { MessagesTable, Tables } from '../db/schema.js';
 import { ServiceUnavailableError } from '../errors.js';
-import { createRecentCache, type RecentCache } from '../recent-cache.js';
 import {
   addToLiveCounts,
   type LiveCountParams,
@@ -13,6 +12,7 @@ import {
   liveCountAfterQuery,
   MAX_COUNT_NODES,
 } from './message-live-counts.js';
+import { createMessageReadCache } from './message-read-cache.js';
 import { MAX_MESSAGE_ID } from './message-rules.js';
 import {
   clearMessageIndex,
@@ -82,58 +82,30 @@ const SUMMARY_COLUMNS = [
 const ROWS_PER_INSERT = 500;
 
 /**
- * How long a node reuses a page of an area, a message or an area's counters it read. The
- * node's own posts, deletions and imports take effect at once; another node's (or another
- * process's, such as `baud message import`) within this bound.
- */
-export const MESSAGE_READ_CACHE_MAX_AGE_MS = 1000;
-/** Pages, messages and counters remembered at once, at most, each. */
-const MESSAGE_READ_CACHE_SIZE = 2000;
-
-/**
  * Every query of the message base; the counters in `message_areas` are only ever changed next
  * to the message rows they count. Pages, messages and single-area counters read outside a
- * transaction are remembered for MESSAGE_READ_CACHE_MAX_AGE_MS: a busy area's first page is
+ * transaction are remembered (see message-read-cache.ts): a busy area's first page is
  * asked for far more often than it changes.
  */
 export function createMessageStore(database: Pick<Database, 'db' | 'dialect'>, clock: Clock) {
   const { db, dialect } = database;
   const prepared = prepareMessageQueries(db);
-  /** This node's writes to the message base, counted: any write makes every remembered read stale. */
-  let version = 0;
-  const written = () => {
-    version += 1;
-  };
+  const remembered = createMessageReadCache(clock);
+  const { written } = remembered;
   const queries = messageQueries(db, dialect, prepared, written);
-  const limits = { maxEntries: MESSAGE_READ_CACHE_SIZE, maxAgeMs: MESSAGE_READ_CACHE_MAX_AGE_MS };
-  const pages = createRecentCache<Page<MessageSummary>>(limits);
-  const messages = createRecentCache<MessageDetailRow>(limits);
-  const counters = createRecentCache<Map<string, AreaCounters>>(limits);
-
-  /** `load`'s answer from `cache` while it is fresh; a miss (undefined) is never remembered. */
-  async function remembered<T>(cache: RecentCache<T>, key: string, load: () => Promise<T | undefined>) {
-    const nowMs = clock.now().getTime();
-    const known = cache.get(key, nowMs, version);
-    if (known !== undefined) return known;
-    const loadedAt = version;
-    const value = await load();
-    if (value !== undefined) cache.set(key, value, nowMs, loadedAt);
-    return value;
-  }
 
   return {
     ...queries,
     listAreaMessages: (areaTag: string, request: PageRequest): Promise<Page<MessageSummary>> =>
-      remembered(pages, `${areaTag} ${request.afterKey} ${request.limit}`, () =>
+      remembered.page(`${areaTag} ${request.afterKey} ${request.limit}`, () =>
         queries.listAreaMessages(areaTag, request),
-      ) as Promise<Page<MessageSummary>>,
-    findLiveMessage: (uuid: string) => remembered(messages, uuid, () => queries.findLiveMessage(uuid)),
+      ),
+    findLiveMessage: (uuid: string) => remembered.message(uuid, () => queries.findLiveMessage(uuid)),
     areaCounters: (areaTags: readonly string[]): Promise<Map<string, AreaCounters>> =>
       areaTags.length === 1
-        ? (remembered(counters, areaTags[0] ?? '', () => queries.areaCounters(areaTags)) as Promise<
-            Map<string, AreaCounters>
-          >)
+        ? remembered.counters(areaTags[0] ?? '', () => queries.areaCounters(areaTags))
         : queries.areaCounters(areaTags),
+    readCacheBytes: remembered.bytes,
     /**
      * Brings the query planner's statistics of the message tables up to date after a bulk
      * write. On PostgreSQL a freshly imported million-message area otherwise pages with a

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { CALLER_CACHE_MAX_AGE_MS } from '../../src/auth/caller-service.js';
 import { boardMigrations } from '../../src/db/migrations/index.js';
 import { INCOMING_DIRECTORY } from '../../src/files/file-storage.js';
-import { MESSAGE_READ_CACHE_MAX_AGE_MS } from '../../src/messages/message-store.js';
+import { MESSAGE_READ_CACHE_MAX_AGE_MS } from '../../src/messages/message-read-cache.js';
 import { tallyStatuses } from '../auth/auth-helpers.js';
 import { type ApiResponse, api, field, listAll, login, refreshCookieOf } from '../hardening/support/api-client.js';
 import {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { BaudApp } from '../../src/app.js';
-import { MESSAGE_READ_CACHE_MAX_AGE_MS } from '../../src/messages/message-store.js';
+import { MESSAGE_READ_CACHE_BYTES, MESSAGE_READ_CACHE_MAX_AGE_MS } from '../../src/messages/message-read-cache.js';
 import { describeEachDialect, fakeClock, openSecondNode, type SecondNode } from '../support/test-board.js';
 import { API, createMessageTestBoard, type MessageTestBoard, seedMessages } from './message-fixture.js';
 
@@ -81,5 +81,64 @@ describeEachDialect('message reads remembered across nodes', (dialect) => {
     expect(await subjects(nodeA.app)).toEqual([]);
     await seedMessages(nodeA, 'general', [{ subject: 'Imported' }]);
     expect(await subjects(nodeA.app)).toEqual(['Imported']);
+  });
+});
+
+/**
+ * One client walking a whole area, 100 messages a page, must not leave the pages behind: each
+ * expires after MESSAGE_READ_CACHE_MAX_AGE_MS and is let go, with the answers kept beside it,
+ * while a page asked for again within the bound is still answered from memory.
+ */
+describeEachDialect('message reads remembered during a crawl', (dialect) => {
+  const clock = fakeClock();
+  let board: MessageTestBoard;
+  beforeAll(async () => {
+    board = await createMessageTestBoard(dialect, clock);
+    await seedMessages(board, 'general', 450);
+  });
+  afterAll(async () => {
+    await board?.close();
+  });
+
+  const page = (cursor: string | null) =>
+    board.app.inject({
+      method: 'GET',
+      url: `${API}/messages/areas/general/messages?limit=100${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`,
+      headers: board.alice.auth,
+    });
+  const cachedPageBytes = () => board.board.messageStore.readCacheBytes().pages;
+
+  it('lets the pages of a walk go once they expire, answers and all', async () => {
+    clock.advance(MESSAGE_READ_CACHE_MAX_AGE_MS);
+    const first = await page(null);
+    expect(first.statusCode).toBe(200);
+    const firstPageBytes = cachedPageBytes();
+    expect(firstPageBytes).toBeGreaterThan(0);
+    let cursor: string | null = first.json().meta.nextCursor;
+    let pages = 1;
+    while (cursor !== null) {
+      const next = await page(cursor);
+      expect(next.statusCode).toBe(200);
+      cursor = next.json().meta.nextCursor;
+      pages += 1;
+    }
+    expect(pages).toBe(5);
+    expect(cachedPageBytes()).toBeGreaterThan(4 * firstPageBytes);
+    expect(cachedPageBytes()).toBeLessThanOrEqual(MESSAGE_READ_CACHE_BYTES.pages);
+
+    clock.advance(MESSAGE_READ_CACHE_MAX_AGE_MS);
+    expect((await page(null)).body).toBe(first.body);
+    // The walk's pages have gone; the first page is remembered again, as much as the first time.
+    expect(cachedPageBytes()).toBe(firstPageBytes);
+  });
+
+  it('still answers a page asked for again within the bound from memory', async () => {
+    const store = board.board.messageStore;
+    const request = { afterKey: null, limit: 100 };
+    const remembered = await store.listAreaMessages('general', request);
+    clock.advance(MESSAGE_READ_CACHE_MAX_AGE_MS - 1);
+    expect(await store.listAreaMessages('general', request)).toBe(remembered);
+    clock.advance(1);
+    expect(await store.listAreaMessages('general', request)).not.toBe(remembered);
   });
 });

@@ -1,0 +1,85 @@
+import type { Clock } from '../clock.js';
+import type { Page } from '../db/keyset.js';
+import { estimatedBytes, estimatedStringBytes } from '../estimated-bytes.js';
+import { createRecentCache, type RecentCache } from '../recent-cache.js';
+import type { AreaCounters, MessageDetailRow, MessageSummary } from './message-store.js';
+
+/**
+ * How long a node reuses a page of an area, a message or an area's counters it read. The
+ * node's own posts, deletions and imports take effect at once; another node's (or another
+ * process's, such as `baud message import`) within this bound.
+ */
+export const MESSAGE_READ_CACHE_MAX_AGE_MS = 1000;
+
+const MiB = 1024 * 1024;
+
+/**
+ * The byte budgets of the three read caches, counted with estimated-bytes.ts: each entry's
+ * rows and everything kept beside them — the ANSI-stripped copy and the serialised answers
+ * with their ETags (see `chargeDerived`). Measured: a first page of 25 messages with its
+ * answer counts ~29 KB (~36 KB once also asked for with `?stripAnsi=false`), a 100-message
+ * page ~116 KB, a message with a ~400-byte body and its answer ~3 KB. The pages' budget
+ * holds the ~550 busiest first pages, the messages' ~2,700 messages — and since an entry
+ * answers for a second only, they are what a node reads within one second. Constants, not
+ * settings: together 25 MiB, a small share of a node's memory, and a node that runs out of
+ * them reads from the database as it would without a cache.
+ */
+export const MESSAGE_READ_CACHE_BYTES = { pages: 16 * MiB, messages: 8 * MiB, counters: 1 * MiB } as const;
+
+/**
+ * The message base's remembered reads: pages, messages and single-area counters read outside
+ * a transaction are kept for MESSAGE_READ_CACHE_MAX_AGE_MS (a busy area's first page is asked
+ * for far more often than it changes), each kind in its own byte budget.
+ */
+export interface MessageReadCache {
+  /** `load`'s page from memory while it is fresh; `key` names the area and the page asked for. */
+  page(key: string, load: () => Promise<Page<MessageSummary>>): Promise<Page<MessageSummary>>;
+  message(uuid: string, load: () => Promise<MessageDetailRow | undefined>): Promise<MessageDetailRow | undefined>;
+  counters(areaTag: string, load: () => Promise<Map<string, AreaCounters>>): Promise<Map<string, AreaCounters>>;
+  /** A write to the message base: every remembered read is stale from now on. */
+  written(): void;
+  /** Bytes each cache holds now (tests and metrics). */
+  bytes(): { readonly pages: number; readonly messages: number; readonly counters: number };
+}
+
+const sizeOf = (key: string, value: unknown) => estimatedStringBytes(key) + estimatedBytes(value);
+
+export function createMessageReadCache(clock: Clock): MessageReadCache {
+  /** This node's writes to the message base, counted: any write makes every remembered read stale. */
+  let version = 0;
+  const pages = createRecentCache<Page<MessageSummary>>({ maxBytes: MESSAGE_READ_CACHE_BYTES.pages, sizeOf, clock });
+  const messages = createRecentCache<MessageDetailRow>({ maxBytes: MESSAGE_READ_CACHE_BYTES.messages, sizeOf, clock });
+  const counters = createRecentCache<Map<string, AreaCounters>>({
+    maxBytes: MESSAGE_READ_CACHE_BYTES.counters,
+    sizeOf,
+    clock,
+  });
+
+  /** `load`'s answer from `cache` while it is fresh; a miss (undefined) is never remembered. */
+  async function remembered<T, Loaded extends T | undefined>(
+    cache: RecentCache<T>,
+    key: string,
+    load: () => Promise<Loaded>,
+  ): Promise<Loaded> {
+    const known = cache.get(key, version);
+    // What the cache holds was loaded by the same `load`: a T that is not undefined.
+    if (known !== undefined) return known as Loaded;
+    const loadedAtMs = clock.now().getTime();
+    const loadedAt = version;
+    const value = await load();
+    if (value !== undefined) {
+      cache.set(key, value, { loadedAtMs, expiresAtMs: loadedAtMs + MESSAGE_READ_CACHE_MAX_AGE_MS }, loadedAt);
+    }
+    return value;
+  }
+
+  return {
+    page: (key, load) => remembered(pages, key, load),
+    message: (uuid, load) => remembered(messages, uuid, load),
+    counters: (areaTag, load) => remembered(counters, areaTag, load),
+    written: () => {
+      version += 1;
+    },
+    bytes: () => ({ pages: pages.bytes, messages: messages.bytes, counters: counters.bytes }),
+  };
+}
