@@ -64,6 +64,14 @@ export function chargeDerived(source: object, derived: unknown, bytes: () => num
   charge(bytes());
 }
 
+/**
+ * Whether a cache holds `source` (or a value derived from one it holds): only then is keeping
+ * what is derived from it worth anything, since only then is it handed out again.
+ */
+export function isRemembered(source: object): boolean {
+  return holders.has(source);
+}
+
 /** Whether the entry still answers at `nowMs`; a clock that went back cannot vouch for it either. */
 function isFresh(entry: Entry<unknown>, nowMs: number): boolean {
   return nowMs >= entry.loadedAtMs && nowMs < entry.expiresAtMs;

@@ -135,11 +135,23 @@ describe('a recent cache held to a byte budget', () => {
     expect(cache.bytes).toBeLessThanOrEqual(2 * perEntry + doubledBytes);
   });
 
-  it('charges nothing for what is derived from a value no cache holds', () => {
+  it('keeps and charges nothing for what is derived from a value no cache holds', () => {
     const { cache, store } = textCache(10_000);
-    store('page', 'hello');
+    const held = store('page', 'hello');
     const before = cache.bytes;
-    createDerivedMemo((value: { text: string }) => value.text.repeat(100))({ text: 'elsewhere' });
+    let derivations = 0;
+    const repeated = createDerivedMemo((value: { text: string }) => {
+      derivations += 1;
+      return value.text.repeat(100);
+    });
+    const elsewhere = { text: 'elsewhere' };
+    repeated(elsewhere);
+    repeated(elsewhere);
+    expect(derivations).toBe(2);
     expect(cache.bytes).toBe(before);
+    repeated(held);
+    repeated(held);
+    expect(derivations).toBe(3);
+    expect(cache.bytes).toBe(before + estimatedStringBytes('hello'.repeat(100)));
   });
 });

@@ -3,7 +3,7 @@ import { type Static, type TSchema, Type } from 'typebox';
 import type { CursorCodec } from '../db/cursor-codec.js';
 import type { Page, PageRequest } from '../db/keyset.js';
 import { estimatedBytes, estimatedStringBytes } from '../estimated-bytes.js';
-import { chargeDerived } from '../recent-cache.js';
+import { chargeDerived, isRemembered } from '../recent-cache.js';
 import { type SerializedAnswer, sendSerialized, serializeAnswer } from './serialized-answer.js';
 
 export const DEFAULT_PAGE_LIMIT = 25;
@@ -107,8 +107,11 @@ export function listPageSender() {
       const next = page.nextKey === null ? null : cursors.encode(list, page.nextKey);
       const serialized = serializeAnswer(reply, listEnvelope(page.items, pageRequest.limit, next));
       const made: ListPageAnswer = { ...serialized, list, limit: pageRequest.limit, next };
-      answers.set(page, made);
-      chargeDerived(page, made, () => estimatedBytes(made));
+      // Kept only beside a page a cache holds: no other page is handed out again.
+      if (isRemembered(page)) {
+        answers.set(page, made);
+        chargeDerived(page, made, () => estimatedBytes(made));
+      }
       answer = made;
     }
     if (answer.next !== null) {

@@ -32,9 +32,13 @@ export function sendSerialized<Reply extends FastifyReply>(reply: Reply, answer:
  * hand out the same object for a remembered read (see `createDerivedMemo`), so a busy message
  * is serialised and hashed once per second per node instead of once per request. One sender
  * per route: an object is always serialised with the response schema of the route that sent it.
+ * `isHandedOutAgain` says which answer objects are (by default those a cache holds).
  */
-export function serializedAnswerSender() {
-  const answerOf = createDerivedMemo((value: object, reply: FastifyReply) => serializeAnswer(reply, value));
+export function serializedAnswerSender(isHandedOutAgain?: (value: object) => boolean) {
+  const answerOf = createDerivedMemo(
+    (value: object, reply: FastifyReply) => serializeAnswer(reply, value),
+    isHandedOutAgain,
+  );
   return <Reply extends FastifyReply>(reply: Reply, value: object): Reply =>
     sendSerialized(reply, answerOf(value, reply));
 }

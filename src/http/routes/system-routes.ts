@@ -114,7 +114,8 @@ const NodesQuery = Type.Object({
 });
 
 export function registerSystemRoutes(app: FastifyInstance, board: Board): void {
-  const sendInfo = serializedAnswerSender();
+  // The service hands out its last answer again until it changes (see getInfo), outside any cache.
+  const sendInfo = serializedAnswerSender(() => true);
   app.get(
     '/system/info',
     {
