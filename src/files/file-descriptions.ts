@@ -1,3 +1,5 @@
+import { cutToCodePoints } from '../text/cut-code-points.js';
+
 /** What an upload tells us about itself: the form fields and what the archive contained. */
 export interface UploadDescriptionInput {
   readonly fileName: string;
@@ -54,10 +56,6 @@ function findReleaseYear(texts: readonly string[], maxYear: number): number | nu
   return null;
 }
 
-function truncateCodePoints(text: string, maxLength: number): string {
-  return Array.from(text).slice(0, maxLength).join('');
-}
-
 function tagsInText(text: string): string[] {
   const tags: string[] = [];
   for (const match of text.matchAll(HASH_TAG)) {
@@ -76,7 +74,7 @@ function collectHashTags(texts: readonly string[], formHashTags: string | null |
   const candidates = [...texts.flatMap(tagsInText), ...tagsInFormField(formHashTags ?? '')];
   const tags = new Set<string>();
   for (const candidate of candidates) {
-    const tag = truncateCodePoints(candidate.toLowerCase(), MAX_HASH_TAG_LENGTH).trim();
+    const tag = cutToCodePoints(candidate.toLowerCase(), MAX_HASH_TAG_LENGTH).trim();
     if (tag === '') continue;
     tags.add(tag);
     if (tags.size === MAX_HASH_TAGS) break;

@@ -12,6 +12,7 @@ import { checkRankable, MAX_RANKED_MATCHES } from '../search/relevance.js';
 import { parseQueryParameter, type SearchOrder } from '../search/search-query.js';
 import { searchSnippet } from '../search/snippet.js';
 import { presentText, stripAnsi } from '../text/strip-ansi.js';
+import { fileCreatedEventData } from './file-event.js';
 import { type IngestDeps, importLocalFile, ingestReceivedFile } from './file-import.js';
 import { type ByteRange, createFileStorage, type FileStorage, type ReceivedFile } from './file-storage.js';
 import type { FileRecord, FileStore, FileTotals, StoredFile } from './file-store.js';
@@ -187,7 +188,7 @@ export function createFileService(deps: {
         type: 'file.created',
         areaTag: stored.areaTag,
         userId: null,
-        data: { ...presentRecord(stored, false) },
+        data: { ...fileCreatedEventData(presentRecord(stored, false)) },
       });
     },
   };
