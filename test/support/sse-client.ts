@@ -21,8 +21,15 @@ export interface SseClient {
   close(): void;
 }
 
-/** Opens `GET url` and parses its Server-Sent Events as they come (a non-200 answer's body is kept as one data frame). */
-export function openSse(url: string, headers: Record<string, string> = {}): Promise<SseClient> {
+/**
+ * Opens `GET url` and parses its Server-Sent Events as they come (a non-200 answer's body is kept
+ * as one data frame). `pauseMs` makes a slow reader: after each chunk it stops reading for that long.
+ */
+export function openSse(
+  url: string,
+  headers: Record<string, string> = {},
+  options: { readonly pauseMs?: number } = {},
+): Promise<SseClient> {
   return new Promise((resolve, reject) => {
     const req = request(url, { agent: false, headers: { accept: 'text/event-stream', ...headers } }, (response) => {
       const frames: SseFrame[] = [];
@@ -34,6 +41,10 @@ export function openSse(url: string, headers: Record<string, string> = {}): Prom
       });
       response.setEncoding('utf8');
       response.on('data', (chunk: string) => {
+        if (options.pauseMs !== undefined) {
+          response.pause();
+          setTimeout(() => response.resume(), options.pauseMs);
+        }
         buffer += chunk;
         for (;;) {
           const end = buffer.indexOf('\n\n');

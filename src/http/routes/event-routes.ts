@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import { PassThrough } from 'node:stream';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
@@ -6,12 +7,12 @@ import type { Board } from '../../board.js';
 import { BadRequestError, TooManyRequestsError, UnauthorizedError } from '../../errors.js';
 import { checkEventFilter, commaList, compileEventFilter } from '../../events/event-filter.js';
 import { EVENT_TYPES } from '../../events/event-log.js';
-import { openEventStream, sseFrame } from '../../events/event-stream.js';
+import { openEventStream, type StreamSink, sseFrame } from '../../events/event-stream.js';
 import type { LiveEvents } from '../../events/live-events.js';
 import { ProblemResponses, USER_CARD_EXAMPLE } from '../schemas.js';
 
-/** A client that has not read this much of its stream is cut off (it resumes with Last-Event-ID). */
-const MAX_UNREAD_BYTES = 1024 * 1024;
+/** A stream that ended waits this long for its client to take what is left, then the connection goes. */
+const END_GRACE_MS = 10_000;
 /** Seconds a client over a stream limit is told to wait. */
 const RETRY_AFTER_SECONDS = 10;
 
@@ -118,7 +119,6 @@ export function registerEventRoutes(fastify: FastifyInstance, board: Board, live
         throw error;
       }
       const body = new PassThrough();
-      const isSecure = caller.isSecure;
       const stream = await openEventStream(
         { hub: live.hub, log: board.events, mayCallerSee: board.mayCallerSee },
         {
@@ -127,20 +127,14 @@ export function registerEventRoutes(fastify: FastifyInstance, board: Board, live
             credential === null
               ? null
               : () =>
-                  board.callers.resolve(credential, { isSecure }).catch((error: unknown) => {
+                  board.callers.resolve(credential, { isSecure: caller.isSecure }).catch((error: unknown) => {
                     if (error instanceof UnauthorizedError) return null;
                     throw error;
                   }),
           accepts: compileEventFilter(filter),
           lastEventId,
           heartbeatMs: heartbeatSeconds * 1000,
-          write(chunk) {
-            if (body.writableEnded) return false;
-            body.write(chunk);
-            if (body.writableLength > MAX_UNREAD_BYTES) setImmediate(() => stream.close());
-            return true;
-          },
-          end: () => body.end(),
+          sink: responseSink(body, reply.raw),
         },
       );
       live.streams.add(stream);
@@ -158,4 +152,36 @@ export function registerEventRoutes(fastify: FastifyInstance, board: Board, live
         .send(body as never);
     },
   );
+}
+
+/**
+ * A stream's way to its client: `body`, which Fastify pipes into `response`. What waits for the
+ * client is in both, the socket's buffer included.
+ */
+function responseSink(body: PassThrough, response: ServerResponse): StreamSink {
+  const isGone = () => body.writableEnded || body.destroyed;
+  return {
+    // Nothing more goes to a stream that ended: a write after the end would be an error.
+    write: (chunk) => isGone() || body.write(chunk),
+    unsentBytes: () => body.writableLength + body.readableLength + response.writableLength,
+    drained: () =>
+      new Promise((resolve) => {
+        if (isGone() || !body.writableNeedDrain) return resolve();
+        const done = () => {
+          body.off('drain', done);
+          body.off('close', done);
+          resolve();
+        };
+        body.on('drain', done);
+        body.on('close', done);
+      }),
+    end() {
+      body.end();
+      // A client that reads nothing would otherwise keep the connection and what waits for it.
+      const grace = setTimeout(() => response.destroy(), END_GRACE_MS);
+      grace.unref();
+      response.once('close', () => clearTimeout(grace));
+    },
+    destroy: () => response.destroy(),
+  };
 }
