@@ -3,6 +3,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    globalSetup: ['test/support/compile-once.ts'],
     pool: 'forks',
     // Most test time is waiting: spawned CLI and server processes, timeouts, PostgreSQL. One
     // worker per spare core (1 on a 2-core machine) ran the suite in 6.5 min; 3 take 4 min.

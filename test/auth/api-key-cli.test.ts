@@ -3,12 +3,11 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { baudCommand } from '../support/baud-command.js';
 import { createTestBoard, describeEachDialect, type TestBoard } from '../support/test-board.js';
 import { API } from './auth-helpers.js';
 
 const run = promisify(execFile);
-const ROOT = path.resolve(import.meta.dirname, '../..');
-const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
 
 interface CliResult {
   code: number;
@@ -38,10 +37,8 @@ describeEachDialect('baud rest api-key (spawned CLI)', (dialect) => {
   async function baud(...args: string[]): Promise<CliResult> {
     const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('BAUD_')));
     try {
-      const { stdout, stderr } = await run(TSX, ['src/main.ts', ...args, '--config', configPath], {
-        cwd: ROOT,
-        env,
-      });
+      const [program, programArgs] = baudCommand([...args, '--config', configPath]);
+      const { stdout, stderr } = await run(program, programArgs, { env });
       return { code: 0, stdout, stderr };
     } catch (error) {
       const failed = error as { code?: number; stdout?: string; stderr?: string };
@@ -111,7 +108,10 @@ describeEachDialect('baud rest api-key (spawned CLI)', (dialect) => {
       board.app.inject({ method: 'GET', url: `${API}/users/me`, headers: { 'x-baud-api-key': created.key } });
     expect((await withKey()).statusCode).toBe(200);
     const passwd = await baud('user', 'passwd', 'other', '--password', 'another long password');
-    expect(passwd).toMatchObject({ code: 0, stdout: 'password changed for other\n' });
+    expect(passwd).toMatchObject({
+      code: 0,
+      stdout: 'password changed for other: login sessions ended, API keys revoked\n',
+    });
     expect((await withKey()).statusCode).toBe(401);
     const listed = JSON.parse((await baud('rest', 'api-key', 'list', 'other', '--json')).stdout);
     expect(listed.find((key: { id: number }) => key.id === created.id).revokedAt).toEqual(expect.any(String));

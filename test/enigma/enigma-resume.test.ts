@@ -4,11 +4,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { baudCommand } from '../support/baud-command.js';
 import { buildSyntheticEnigmaBoard } from '../support/enigma-synthetic.js';
 import { runBaud } from '../support/run-baud.js';
 
-const MAIN = path.resolve(import.meta.dirname, '../../src/main.ts');
-const TSX = path.resolve(import.meta.dirname, '../../node_modules/.bin/tsx');
 const MESSAGES = 150_000;
 
 /** Issue 21: an import killed halfway finishes when run again, with nothing twice and nothing lost. */
@@ -44,8 +43,8 @@ describe('baud import enigma after a crash', () => {
   }
 
   it('finishes an import killed with SIGKILL in the middle of the messages', async () => {
-    // Its own process group: tsx runs the import in a child process, and the kill must reach it.
-    const child = spawn(TSX, [MAIN, 'import', 'enigma', source, '--config', configPath, '--json'], {
+    const [program, programArgs] = baudCommand(['import', 'enigma', source, '--config', configPath, '--json']);
+    const child = spawn(program, programArgs, {
       stdio: 'ignore',
       detached: true,
     });

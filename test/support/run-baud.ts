@@ -1,8 +1,5 @@
 import { execFile } from 'node:child_process';
-import path from 'node:path';
-
-const MAIN = path.resolve(import.meta.dirname, '../../src/main.ts');
-const TSX = path.resolve(import.meta.dirname, '../../node_modules/.bin/tsx');
+import { baudCommand } from './baud-command.js';
 
 interface Run {
   code: number;
@@ -16,9 +13,10 @@ export function runBaud(
   options: { cwd: string; input?: string; env?: Record<string, string> },
 ): Promise<Run> {
   return new Promise((resolve) => {
+    const [program, programArgs] = baudCommand(args);
     const child = execFile(
-      TSX,
-      [MAIN, ...args],
+      program,
+      programArgs,
       { cwd: options.cwd, env: { ...process.env, ...options.env }, timeout: 60_000 },
       (error, stdout, stderr) => {
         resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });

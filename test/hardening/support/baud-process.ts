@@ -6,14 +6,14 @@ import path from 'node:path';
 import { openBoard } from '../../../src/board.js';
 import { loadConfig } from '../../../src/config/load-config.js';
 import type { Dialect } from '../../../src/db/database.js';
+import { baudCommand } from '../../support/baud-command.js';
 import { deepMerge, dropSchema, POSTGRES_URL } from '../../support/test-board.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
-const MAIN = path.join(ROOT, 'src/main.ts');
 
 export const API_PREFIX = '/_baud/api/v1';
 
-/** Start-up runs tsx over the whole source tree; on a busy 2-core machine that takes seconds. */
+/** Start-up (migrations, schema compilation) takes seconds on a busy 2-core machine. */
 const START_TIMEOUT_MS = 90_000;
 const CLI_TIMEOUT_MS = 90_000;
 
@@ -63,9 +63,9 @@ export interface HardeningBoard {
   readonly dir: string;
   readonly configPath: string;
   readonly databaseUrl: string;
-  /** Creates accounts in-process (a CLI run costs seconds of tsx start-up each). */
+  /** Creates accounts in-process (a CLI run costs a second or more of start-up each). */
   addUsers(users: ReadonlyArray<{ readonly username: string; readonly password: string }>): Promise<void>;
-  /** Spawns `node --import tsx src/main.ts serve --config <file>` and waits until it answers. */
+  /** Spawns `baud serve --config <file>` (the compiled command) and waits until it answers. */
   start(): Promise<BaudProcess>;
   /** Runs one `baud …` CLI command against this board's configuration. */
   cli(args: readonly string[], input?: string): Promise<CliRun>;
@@ -118,9 +118,10 @@ export function createHardeningBoard(dialect: Dialect, config: Record<string, un
 
     cli(args, input) {
       return new Promise((resolve) => {
+        const [program, programArgs] = baudCommand([...args, '--config', configPath]);
         const child = execFile(
-          process.execPath,
-          ['--import', 'tsx', MAIN, ...args, '--config', configPath],
+          program,
+          programArgs,
           { cwd: ROOT, env: childEnvironment(), timeout: CLI_TIMEOUT_MS },
           (error, stdout, stderr) => {
             const code = error ? ((error as { code?: unknown }).code ?? 1) : 0;
@@ -140,7 +141,8 @@ export function createHardeningBoard(dialect: Dialect, config: Record<string, un
 }
 
 async function spawnServer(configPath: string): Promise<BaudProcess> {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', MAIN, 'serve', '--config', configPath], {
+  const [program, programArgs] = baudCommand(['serve', '--config', configPath]);
+  const child: ChildProcess = spawn(program, programArgs, {
     cwd: ROOT,
     env: childEnvironment(),
     stdio: ['ignore', 'pipe', 'pipe'],
