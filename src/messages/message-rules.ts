@@ -8,6 +8,9 @@ export const DEFAULT_TO_USER_NAME = 'All';
 /** messageIds are PostgreSQL `integer`s: a larger number cannot name a message (and would make PostgreSQL fail). */
 export const MAX_MESSAGE_ID = 2_147_483_647;
 
+/** The order of an area's message list: `oldest` first (v1, the default) or `newest` first. */
+export type MessageOrder = 'oldest' | 'newest';
+
 function invalid(pointer: string, message: string): BadRequestError {
   const field = pointer.split('/').pop() ?? pointer;
   return new BadRequestError(`${field} ${message}`, [{ pointer, message }]);

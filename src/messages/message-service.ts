@@ -13,7 +13,14 @@ import { searchSnippet } from '../search/snippet.js';
 import { presentText, stripAnsi } from '../text/strip-ansi.js';
 import type { UserStore } from '../users/user-store.js';
 import { type MessageNetwork, parseStoredNetwork } from './message-network.js';
-import { checkBody, checkSubject, checkUserName, DEFAULT_TO_USER_NAME, MAX_MESSAGE_ID } from './message-rules.js';
+import {
+  checkBody,
+  checkSubject,
+  checkUserName,
+  DEFAULT_TO_USER_NAME,
+  MAX_MESSAGE_ID,
+  type MessageOrder,
+} from './message-rules.js';
 import type { AreaCounters, MessageDetailRow, MessageStore, MessageSummary, ThreadMessage } from './message-store.js';
 import { threadPlaceOf } from './message-thread.js';
 import { messageUuid } from './message-uuid.js';
@@ -106,9 +113,21 @@ export function threadListId(uuid: string): string {
   return `thread:${uuid.toLowerCase()}`;
 }
 
-/** The cursor list id of an area's message list: a cursor from another area's list is refused. */
-export function areaMessageListId(areaTag: string): string {
-  return `messages:${areaTag}`;
+/**
+ * The cursor list id of an area's message list in one order: a cursor from another area's list,
+ * or from the other order's, is refused. The oldest order keeps v1's id, so its cursors are
+ * the very strings v1 made.
+ */
+export function areaMessageListId(areaTag: string, order: MessageOrder = 'oldest'): string {
+  return order === 'oldest' ? `messages:${areaTag}` : `messages-newest:${areaTag}`;
+}
+
+/** How an area's messages are listed: in which order, and whether only the caller's unread ones. */
+export interface AreaListing {
+  /** `oldest` unless given. */
+  readonly order?: MessageOrder | undefined;
+  /** Only the messages after the caller's new-scan pointer (listing never moves it). */
+  readonly unreadOnly?: boolean | undefined;
 }
 
 const NO_MESSAGES: AreaCounters = { messageCount: 0, lastMessageAt: null };
@@ -133,15 +152,15 @@ export interface MessageService {
   getConference(caller: Caller, confTag: string, shouldStrip?: boolean): Promise<ConferenceDetail>;
   getArea(caller: Caller, areaTag: string, shouldStrip?: boolean): Promise<AreaDetail>;
   /**
-   * One page of an area's live messages, oldest first (keyset on messageId). `unreadOnly`
-   * starts after the caller's new-scan pointer (listing never moves it).
+   * One page of an area's live messages, oldest or newest first (keyset on messageId either
+   * way); `unreadOnly` keeps to the messages after the caller's new-scan pointer.
    */
   listAreaMessages(
     caller: Caller,
     areaTag: string,
     request: PageRequest,
     shouldStrip?: boolean,
-    unreadOnly?: boolean,
+    listing?: AreaListing,
   ): Promise<Page<MessageSummary>>;
   /**
    * Moves the caller's pointer in an area (backwards too), clamped to the id of the area's
@@ -358,15 +377,14 @@ export function createMessageService(deps: {
       return detail as AreaDetail;
     },
 
-    async listAreaMessages(caller, areaTag, request, shouldStrip = false, unreadOnly = false) {
+    async listAreaMessages(caller, areaTag, request, shouldStrip = false, listing = {}) {
       access.readableMessageArea(caller, areaTag);
-      let pageRequest = request;
-      if (unreadOnly) {
+      let aboveId = 0;
+      if (listing.unreadOnly) {
         const { user } = userOf(caller, 'list unread messages');
-        const pointer = (await store.pointersOf(user.id, [areaTag])).get(areaTag) ?? 0;
-        pageRequest = { ...request, afterKey: Math.max(request.afterKey ?? 0, pointer) };
+        aboveId = (await store.pointersOf(user.id, [areaTag])).get(areaTag) ?? 0;
       }
-      const page = await store.listAreaMessages(areaTag, pageRequest);
+      const page = await store.listAreaMessages(areaTag, { ...request, order: listing.order ?? 'oldest', aboveId });
       // The store selects summaries in exactly their shape: unstripped, a page is as it was read.
       return shouldStrip ? presented.strippedPage(page) : page;
     },

@@ -13,7 +13,7 @@ import {
   MAX_COUNT_NODES,
 } from './message-live-counts.js';
 import { createMessageReadCache } from './message-read-cache.js';
-import { MAX_MESSAGE_ID } from './message-rules.js';
+import { MAX_MESSAGE_ID, type MessageOrder } from './message-rules.js';
 import {
   clearMessageIndex,
   countMessageMatches,
@@ -96,10 +96,8 @@ export function createMessageStore(database: Pick<Database, 'db' | 'dialect'>, c
 
   return {
     ...queries,
-    listAreaMessages: (areaTag: string, request: PageRequest): Promise<Page<MessageSummary>> =>
-      remembered.page(`${areaTag} ${request.afterKey} ${request.limit}`, () =>
-        queries.listAreaMessages(areaTag, request),
-      ),
+    listAreaMessages: (areaTag: string, request: AreaPageRequest): Promise<Page<MessageSummary>> =>
+      remembered.page(areaPageCacheKey(areaTag, request), () => queries.listAreaMessages(areaTag, request)),
     findLiveMessage: (uuid: string) => remembered.message(uuid, () => queries.findLiveMessage(uuid)),
     areaCounters: (areaTags: readonly string[]): Promise<Map<string, AreaCounters>> =>
       areaTags.length === 1
@@ -145,9 +143,38 @@ export type MessageStore = ReturnType<typeof createMessageStore>;
  */
 const BEFORE_FIRST_MESSAGE = 0;
 
+/** A page of an area's live messages, in either order. */
+export interface AreaPageRequest extends PageRequest {
+  /**
+   * `oldest` (v1): ids ascending after `afterKey`. `newest`: ids descending below `afterKey`
+   * (the last, so lowest, id of the previous page).
+   */
+  readonly order: MessageOrder;
+  /** Only messages with a higher id: the new-scan pointer of `?unread=true`, else 0. */
+  readonly aboveId: number;
+}
+
+/**
+ * The remembered page of `request`. The oldest order's bounds fold into one (what v1 asked
+ * for), so an unread page and the page after the same cursor share their entry.
+ */
+function areaPageCacheKey(areaTag: string, request: AreaPageRequest): string {
+  return request.order === 'oldest'
+    ? `oldest ${areaTag} ${Math.max(request.afterKey ?? BEFORE_FIRST_MESSAGE, request.aboveId)} ${request.limit}`
+    : `newest ${areaTag} ${request.aboveId} ${request.afterKey} ${request.limit}`;
+}
+
 export interface AreaPageParams {
   readonly areaTag: string;
   readonly afterKey: number;
+  readonly limit: number;
+}
+
+export interface NewestAreaPageParams {
+  readonly areaTag: string;
+  readonly aboveId: number;
+  /** Inclusive: an exclusive bound above the highest id would not fit PostgreSQL's `integer`. */
+  readonly atMostId: number;
   readonly limit: number;
 }
 
@@ -165,6 +192,23 @@ export function areaPageQuery(db: Db, p: AreaPageParams) {
     .where('deletedAt', 'is', null)
     .where('id', '>', p.afterKey)
     .orderBy('id')
+    .limit(p.limit);
+}
+
+/**
+ * One page of an area's live messages newest first: the same index range scan as
+ * `areaPageQuery`, walked backwards from `atMostId`, so the deepest page back in time costs
+ * what the newest costs (test/db/query-plans.test.ts checks the plans).
+ */
+export function newestAreaPageQuery(db: Db, p: NewestAreaPageParams) {
+  return db
+    .selectFrom('messages')
+    .select(SUMMARY_COLUMNS)
+    .where('areaTag', '=', p.areaTag)
+    .where('deletedAt', 'is', null)
+    .where('id', '>', p.aboveId)
+    .where('id', '<=', p.atMostId)
+    .orderBy('id', 'desc')
     .limit(p.limit);
 }
 
@@ -209,6 +253,7 @@ function liveReplyCount(eb: ExpressionBuilder<Tables & { m: MessagesTable }, 'm'
 function prepareMessageQueries(db: Db) {
   return {
     areaPage: prepareQuery(db, (p: AreaPageParams) => areaPageQuery(db, p)),
+    newestAreaPage: prepareQuery(db, (p: NewestAreaPageParams) => newestAreaPageQuery(db, p)),
     liveMessage: prepareQuery(db, (p: { uuid: string }) =>
       db
         .selectFrom('messages as m')
@@ -271,10 +316,24 @@ export async function threadPlacesOf(
 
 function messageQueries(db: Executor, dialect: Dialect, prepared: PreparedMessageQueries, written: () => void) {
   return {
-    /** Live messages of an area after the page's key, oldest first: a range scan of `messages_area_live`. */
-    async listAreaMessages(areaTag: string, request: PageRequest): Promise<Page<MessageSummary>> {
-      const afterKey = request.afterKey ?? BEFORE_FIRST_MESSAGE;
-      const rows = await prepared.areaPage.all({ areaTag, afterKey, limit: rowsToFetch(request) }, db);
+    /** A page of an area's live messages in the request's order: a range scan of `messages_area_live`. */
+    async listAreaMessages(areaTag: string, request: AreaPageRequest): Promise<Page<MessageSummary>> {
+      const limit = rowsToFetch(request);
+      const rows =
+        request.order === 'oldest'
+          ? await prepared.areaPage.all(
+              { areaTag, afterKey: Math.max(request.afterKey ?? BEFORE_FIRST_MESSAGE, request.aboveId), limit },
+              db,
+            )
+          : await prepared.newestAreaPage.all(
+              {
+                areaTag,
+                aboveId: request.aboveId,
+                atMostId: request.afterKey === null ? MAX_MESSAGE_ID : request.afterKey - 1,
+                limit,
+              },
+              db,
+            );
       return pageFromRows(
         rows,
         request,

@@ -2,7 +2,8 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { importMessages } from '../../src/messages/message-import.js';
 import { liveCountAfterParams, liveCountAfterQuery } from '../../src/messages/message-live-counts.js';
-import { areaPageQuery, threadPageQuery } from '../../src/messages/message-store.js';
+import { MAX_MESSAGE_ID } from '../../src/messages/message-rules.js';
+import { areaPageQuery, newestAreaPageQuery, threadPageQuery } from '../../src/messages/message-store.js';
 import { linesOf } from '../messages/message-fixture.js';
 import { createTestBoard, describeEachDialect, type TestBoard } from '../support/test-board.js';
 
@@ -91,6 +92,40 @@ describeEachDialect('query plans and statement limits', (dialect) => {
     expect(nodes.map((node) => node['Node Type'])).toEqual(['Limit', 'Index Scan']);
     // (area_tag, id) of the live messages, or the primary key when the page's id range is the narrower one.
     expect(['messages_area_live', 'messages_pkey']).toContain(nodes[1]?.['Index Name']);
+  });
+
+  it.each([
+    ['the newest page of the big area', 'big', 0, MAX_MESSAGE_ID],
+    ['the deep end of the big area, newest first', 'big', 0, 200 + 20],
+    ['the newest page of the small area, imported first', 'small', 0, MAX_MESSAGE_ID],
+    ['the middle of the small area, newest first', 'small', 0, 100],
+    ['the newest unread page, the pointer in the middle of the big area', 'big', 200 + MESSAGES / 2, MAX_MESSAGE_ID],
+  ])('reads %s right after the import with an index range scan walked backwards and no sort', async (_what, areaTag, aboveId, atMostId) => {
+    const compiled = newestAreaPageQuery(board.board.db, {
+      areaTag: areaTag as string,
+      aboveId: aboveId as number,
+      atMostId: atMostId as number,
+      limit: 26,
+    }).compile();
+    const explain = dialect === 'sqlite' ? 'EXPLAIN QUERY PLAN' : 'EXPLAIN (FORMAT JSON)';
+    const { rows } = await board.board.db.executeQuery<Record<string, unknown>>({
+      ...compiled,
+      sql: `${explain} ${compiled.sql}`,
+    });
+    if (dialect === 'sqlite') {
+      // One line: no "USE TEMP B-TREE FOR ORDER BY", so SQLite walks the index from its high end.
+      expect(rows.map((row) => row.detail)).toEqual([
+        'SEARCH messages USING INDEX messages_area_live (area_tag=? AND id>? AND id<?)',
+      ]);
+      return;
+    }
+    const nodes = nodesOf((rows[0]?.['QUERY PLAN'] as [{ Plan: PlanNode }])[0].Plan) as (PlanNode & {
+      'Scan Direction'?: string;
+    })[];
+    expect(nodes.map((node) => node['Node Type'])).toEqual(['Limit', 'Index Scan']);
+    // As in the oldest order: the primary key when the area holds most of the ids in the page's range.
+    expect(['messages_area_live', 'messages_pkey']).toContain(nodes[1]?.['Index Name']);
+    expect(nodes[1]?.['Scan Direction']).toBe('Backward');
   });
 
   it.each([

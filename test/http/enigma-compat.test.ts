@@ -105,6 +105,26 @@ describeEachDialect('ENiGMA½ compatibility mode on', (dialect) => {
     expect(second.headers.link).toBeUndefined();
   });
 
+  it('pages newest first under the ENiGMA½ prefix too, its Link under that prefix', async () => {
+    const first = await board.app.inject({
+      method: 'GET',
+      url: `${ENIG}/messages/areas/general/messages?order=newest&limit=2`,
+    });
+    expect(first.statusCode).toBe(200);
+    const body = first.json();
+    expect(body.data.map((message: { subject: string }) => message.subject)).toEqual(['Seed 3', 'Seed 2']);
+    const next = `${ENIG}/messages/areas/general/messages?order=newest&limit=2&cursor=${body.pagination.next}`;
+    expect(first.headers.link).toBe(`<${next}>; rel="next"`);
+    const second = await board.app.inject({ method: 'GET', url: next });
+    expect(second.json().data.map((message: { subject: string }) => message.subject)).toEqual(['Seed 1']);
+    // A cursor is the same under either prefix: the baud prefix takes it, in its own order only.
+    const underBaud = await board.app.inject({
+      method: 'GET',
+      url: `${BAUD}/messages/areas/general/messages?order=newest&limit=2&cursor=${body.pagination.next}`,
+    });
+    expect(underBaud.json().data).toEqual(second.json().data);
+  });
+
   it('gives problems under the ENiGMA½ prefix a type under that prefix, and baud’s elsewhere', async () => {
     const unknownArea = await board.app.inject({ method: 'GET', url: `${ENIG}/messages/areas/nope/messages` });
     expect(unknownArea.statusCode).toBe(404);

@@ -145,7 +145,7 @@ describeEachDialect('message reads remembered during a crawl', (dialect) => {
 
   it('answers a page asked for a third time within the bound from memory', async () => {
     const store = board.board.messageStore;
-    const request = { afterKey: null, limit: 100 };
+    const request = { afterKey: null, limit: 100, order: 'oldest', aboveId: 0 } as const;
     clock.advance(MESSAGE_READ_CACHE_MAX_AGE_MS);
     const once = await store.listAreaMessages('general', request);
     const twice = await store.listAreaMessages('general', request);

@@ -110,6 +110,13 @@ const AreaMessagesQuery = Type.Object({
       description: 'Only the messages after your new-scan pointer (authenticated callers; default false).',
     }),
   ),
+  order: Type.Optional(
+    Type.Union([Type.Literal('oldest'), Type.Literal('newest')], {
+      description:
+        '`oldest` (the default): oldest first. `newest`: newest first, each next page further back in time. ' +
+        'A cursor belongs to its order: a cursor of one order given with the other is a 400.',
+    }),
+  ),
 });
 
 const ConferenceDetail = Type.Object(
@@ -292,7 +299,9 @@ export function registerMessageRoutes(fastify: FastifyInstance, board: Board): v
       schema: {
         tags: TAGS,
         summary: "List an area's messages",
-        description: 'Oldest first, keyset-paginated: follow `meta.nextCursor` (or the `Link: rel="next"` header).',
+        description:
+          'Oldest first (or newest first with `order=newest`), keyset-paginated: follow `meta.nextCursor` (or the ' +
+          '`Link: rel="next"` header).',
         params: AreaTagParams,
         querystring: AreaMessagesQuery,
         response: { 200: ListEnvelope(MessageSummarySchema), ...ProblemResponses(401, 403, 404) },
@@ -300,10 +309,11 @@ export function registerMessageRoutes(fastify: FastifyInstance, board: Board): v
     },
     async (request, reply) => {
       const { areaTag } = request.params;
-      const unreadOnly = request.query.unread === 'true' || request.query.unread === '1';
-      const paging = { list: areaMessageListId(areaTag), cursors: board.cursors };
+      const { order = 'oldest', unread } = request.query;
+      const listing = { order, unreadOnly: unread === 'true' || unread === '1' };
+      const paging = { list: areaMessageListId(areaTag, order), cursors: board.cursors };
       return sendAreaPage(request, reply, paging, (page, shouldStrip) =>
-        messages.listAreaMessages(request.caller, areaTag, page, shouldStrip, unreadOnly),
+        messages.listAreaMessages(request.caller, areaTag, page, shouldStrip, listing),
       );
     },
   );
