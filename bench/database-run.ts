@@ -36,11 +36,12 @@ const WALK_LIMIT = 100;
 const listPath = `/messages/areas/${MESSAGE_AREA}/messages`;
 
 /**
- * Follows `nextCursor` through the whole area, 100 messages a page, counting them (so the
- * seeding is checked end to end), and returns the cursor that fetched the last page: the
- * deep page starts there, 100 messages before the end.
+ * Follows `nextCursor` through the whole area in `order`, 100 messages a page, counting them
+ * (so the seeding is checked end to end), and returns the cursor that fetched the last page:
+ * the deep page starts there, 100 messages before the far end.
  */
-async function walkArea(apiUrl: string, accessToken: string, progress: Progress) {
+async function walkArea(apiUrl: string, accessToken: string, progress: Progress, order: 'oldest' | 'newest') {
+  const orderQuery = order === 'oldest' ? '' : '&order=newest';
   const started = performance.now();
   const headers = { authorization: `Bearer ${accessToken}` };
   let cursor: string | null = null;
@@ -51,15 +52,19 @@ async function walkArea(apiUrl: string, accessToken: string, progress: Progress)
   let oldestUuid: string | undefined;
   for (;;) {
     const query: string = cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`;
-    const page: MessagePage = await requestJson<MessagePage>(`${apiUrl}${listPath}?limit=${WALK_LIMIT}${query}`, 200, {
-      headers,
-    });
+    const page: MessagePage = await requestJson<MessagePage>(
+      `${apiUrl}${listPath}?limit=${WALK_LIMIT}${orderQuery}${query}`,
+      200,
+      { headers },
+    );
     pages += 1;
     oldestUuid ??= page.data[0]?.uuid;
     messagesSeen += page.data.length;
     lastPageSize = page.data.length;
     if (pages % 200 === 0)
-      progress.update(`  walking the area for the deep cursor: ${messagesSeen.toLocaleString('en-US')} messages`);
+      progress.update(
+        `  walking the area ${order} first for the deep cursor: ${messagesSeen.toLocaleString('en-US')} messages`,
+      );
     if (page.meta.nextCursor === null) break;
     cursor = page.meta.nextCursor;
     cursors.push(cursor);
@@ -244,6 +249,7 @@ export async function runDatabase(options: {
     apiUrl,
     await freshToken(),
     progress,
+    'oldest',
   );
   progress.log(
     `  walked ${walk.pages.toLocaleString('en-US')} pages (${walk.messagesSeen.toLocaleString('en-US')} messages) in ${walk.seconds.toFixed(1)} s`,
@@ -257,6 +263,14 @@ export async function runDatabase(options: {
   if (thread.messagesSeen !== THREAD_MESSAGES || thread.levels !== THREAD_LEVELS) {
     problems.push(`the big thread holds ${thread.messagesSeen} messages in ${thread.levels} levels`);
   }
+  // The same area from its newest end: the deep page is the one next to its oldest message.
+  const newestWalk = await walkArea(apiUrl, await freshToken(), progress, 'newest');
+  if (newestWalk.walk.messagesSeen !== settings.messageCount) {
+    problems.push(
+      `walking the area newest first saw ${newestWalk.walk.messagesSeen} messages, not ${settings.messageCount}`,
+    );
+  }
+  const newestDeepPath = `${listPath}?order=newest&cursor=${encodeURIComponent(newestWalk.deepCursor)}`;
   const deepPath = `${listPath}?cursor=${encodeURIComponent(deepCursor)}`;
   const deepPage = await requestJson<MessagePage>(`${apiUrl}${deepPath}`, 200, { headers: await bearer() });
   const detailUuid = deepPage.data[0]?.uuid;
@@ -273,6 +287,8 @@ export async function runDatabase(options: {
     listPath,
     deepPath,
     deepPageAfterMessage,
+    newestPath: `${listPath}?order=newest`,
+    newestDeepPath,
     rareWord: String(Math.floor(settings.messageCount / 3)),
     pointerAfterMessage,
     threadFirstPath: thread.firstPath,

@@ -121,6 +121,9 @@ export function issueScenarios(board: {
   readonly listPath: string;
   readonly deepPath: string;
   readonly deepPageAfterMessage: number;
+  /** The newest page (`order=newest`), and the page of that order next to the area's oldest message. */
+  readonly newestPath: string;
+  readonly newestDeepPath: string;
   /** Pages all over the area (each a cursor and a limit), more than a node remembers at once. */
   readonly spreadPaths: readonly string[];
   readonly detailUuid: string;
@@ -158,6 +161,14 @@ export function issueScenarios(board: {
         'deep-page',
         `deep page (after message ${board.deepPageAfterMessage.toLocaleString('en-US')}), JWT`,
         board.deepPath,
+        await board.bearer(),
+      ),
+    async () => get('newest-page', 'newest page (25, order=newest), JWT', board.newestPath, await board.bearer()),
+    async () =>
+      get(
+        'newest-deep-page',
+        'deep newest-first page (next to the oldest message), JWT',
+        board.newestDeepPath,
         await board.bearer(),
       ),
     async () => ({

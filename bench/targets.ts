@@ -102,6 +102,20 @@ export const TARGETS: readonly Target[] = [
     evaluate: sameSpeed('deep-page', 'page-jwt', 'page 1'),
   },
   {
+    id: 'newest-vs-first',
+    text: 'newest page (order=newest) within 15% of page 1 (req/s)',
+    bindsOn: ['sqlite', 'postgres'],
+    isAim: false,
+    evaluate: sameSpeed('newest-page', 'page-jwt', 'page 1'),
+  },
+  {
+    id: 'newest-deep-vs-first',
+    text: 'deep newest-first page within 15% of page 1 (req/s)',
+    bindsOn: ['sqlite', 'postgres'],
+    isAim: false,
+    evaluate: sameSpeed('newest-deep-page', 'page-jwt', 'page 1'),
+  },
+  {
     id: 'thread-last-vs-first',
     text: 'last page of a 10,000-message, 50-level thread within 15% of its first page (req/s)',
     bindsOn: ['sqlite', 'postgres'],
