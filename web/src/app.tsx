@@ -35,7 +35,7 @@ function View({ route }: { route: Route }) {
     case 'conference':
       return <ConferenceView confTag={params.confTag ?? ''} />;
     case 'area':
-      return <AreaView areaTag={params.areaTag ?? ''} query={query} />;
+      return <AreaView areaTag={params.areaTag ?? ''} query={query} address={route.address} />;
     case 'post':
       return <ComposeView areaTag={params.areaTag ?? ''} replyTo={null} />;
     case 'message':

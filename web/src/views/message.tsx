@@ -7,6 +7,7 @@ import { client, mayDelete } from '../session.js';
 import { AnsiText } from '../text/AnsiText.js';
 import { TextModeToggle, useTextMode } from '../text/text-mode.js';
 import { body, formatDate, Loading, ProblemNote, useLoad, useTitle } from '../ui.js';
+import { type AreaPlace, useAreaPlace } from './area-place.js';
 import { markRead, nextUnread } from './next-unread.js';
 
 function DeleteButton({ message }: { message: MessageDetail }) {
@@ -41,7 +42,7 @@ function DeleteButton({ message }: { message: MessageDetail }) {
   );
 }
 
-function MessageHeader({ message }: { message: MessageDetail }) {
+function MessageHeader({ message, place }: { message: MessageDetail; place: AreaPlace | null }) {
   return (
     <dl class="message-header">
       <dt>From</dt>
@@ -56,7 +57,13 @@ function MessageHeader({ message }: { message: MessageDetail }) {
       </dd>
       <dt>Area</dt>
       <dd>
-        <a href={href('area', { areaTag: message.areaTag })}>{message.areaTag}</a>
+        <a href={href('area', { areaTag: message.areaTag })}>{place?.area.name ?? message.areaTag}</a>
+        {place && (
+          <>
+            {' in '}
+            <a href={href('conference', { confTag: place.area.confTag })}>{place.conferenceName}</a>
+          </>
+        )}
       </dd>
       {message.network.ftnOrigin && (
         <>
@@ -83,6 +90,7 @@ export function MessageView({ uuid }: { uuid: string }) {
   );
   useTitle(message.data?.subject ?? null, info?.boardName ?? 'baud');
   const read = message.data;
+  const place = useAreaPlace(read?.areaTag ?? null, user?.userId).data;
   useEffect(() => {
     if (user !== null && read !== null) void markRead(read.areaTag, read.messageId).catch(() => {});
   }, [user, read]);
@@ -93,10 +101,11 @@ export function MessageView({ uuid }: { uuid: string }) {
         <article class="message">
           <nav class="crumbs" aria-label="Breadcrumb">
             <a href="/">Conferences</a>
-            <a href={href('area', { areaTag: detail.areaTag })}>{detail.areaTag}</a>
+            {place && <a href={href('conference', { confTag: place.area.confTag })}>{place.conferenceName}</a>}
+            <a href={href('area', { areaTag: detail.areaTag })}>{place?.area.name ?? detail.areaTag}</a>
           </nav>
           <h1>{detail.subject}</h1>
-          <MessageHeader message={detail} />
+          <MessageHeader message={detail} place={place} />
           <div class="toolbar">
             <TextModeToggle mode={mode} onChange={setMode} />
             {(detail.replyCount > 0 || detail.replyToMessageId !== null) && (
