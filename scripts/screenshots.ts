@@ -22,6 +22,10 @@ try {
   await page.getByRole('link', { name: 'Public Square' }).waitFor();
   await shoot(page, 'home-anonymous');
 
+  await page.goto('/areas/general');
+  await page.getByRole('link', { name: 'Welcome to baud', exact: true }).waitFor();
+  await shoot(page, 'area-anonymous');
+
   await logInThroughForm(page, fixture.demo);
   await page.goto('/');
   await page.getByRole('link', { name: 'Public Square' }).waitFor();
