@@ -115,7 +115,7 @@ async function measureCrawlMemory(
 ): Promise<DatabaseRun['crawlMemory']> {
   const { pid } = board.server;
   const afterWalkBytes = residentBytes(pid);
-  await walkArea(apiUrl, accessToken, progress);
+  await walkArea(apiUrl, accessToken, progress, 'oldest');
   const afterSecondWalkBytes = residentBytes(pid);
   const mib = (bytes: number) => (bytes / 2 ** 20).toFixed(1);
   progress.log(
