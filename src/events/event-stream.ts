@@ -1,4 +1,5 @@
 import type { Caller } from '../caller.js';
+import type { Clock } from '../clock.js';
 import type { EventHub } from './event-hub.js';
 import type { BoardEvent, EventLog } from './event-log.js';
 import type { EventVisibility } from './event-visibility.js';
@@ -7,17 +8,25 @@ import type { EventVisibility } from './event-visibility.js';
 const CREDENTIAL_CHECK_MS = 1000;
 /**
  * What one stream may hold for its client: bytes written that the client has not taken yet plus
- * events waiting to be written. A stream that would hold more is destroyed (its client resumes
- * with Last-Event-ID); 1,000 streams on a node hold 1 GiB at worst.
+ * events waiting to be written. Live events that would not fit are not held: the stream reads
+ * them from the log later, at its client's pace. 1,000 streams on a node hold 1 GiB at worst.
  */
 export const MAX_UNSENT_BYTES = 1024 * 1024;
 /**
- * Events a replay reads from the log at once, of which it keeps at most `REPLAY_BATCH_BYTES`'
+ * A stream whose client takes nothing for this long while data waits for it is destroyed (its
+ * client resumes with Last-Event-ID): twice the longest heartbeat gap, long enough for a phone
+ * between cells, short enough that a dead peer does not keep its budget for minutes.
+ */
+export const STALL_MS = 30_000;
+/** How often a stream looks at whether its client took anything. */
+const STALL_CHECK_MS = 1000;
+/**
+ * Events a catch-up reads from the log at once, of which it keeps at most `CATCH_UP_BATCH_BYTES`'
  * worth; the next batch is read only once the client has taken the previous one.
  */
-const REPLAY_BATCH = 32;
+const CATCH_UP_BATCH = 32;
 /** A quarter of the budget: the rest is for what waits in the connection, heartbeats and live events. */
-const REPLAY_BATCH_BYTES = MAX_UNSENT_BYTES / 4;
+const CATCH_UP_BATCH_BYTES = MAX_UNSENT_BYTES / 4;
 /** What an EventSource waits before it reconnects. */
 const RECONNECT_MS = 3000;
 
@@ -50,6 +59,8 @@ export interface StreamSink {
   write(chunk: string): boolean;
   /** Bytes written that the client has not taken yet (still in this process). */
   unsentBytes(): number;
+  /** Bytes the client has taken so far (handed on to the operating system): grows while it reads. */
+  takenBytes(): number;
   /** Resolves once the client has taken what waits, or the connection is gone. */
   drained(): Promise<void>;
   /** Ends the response after what was written. */
@@ -75,23 +86,32 @@ export interface EventStreamOptions {
  * delivery with the credential as it stands then — with heartbeats in between, until the
  * client goes, the credential ends (`auth.expired`) or the node closes it.
  *
- * Writing waits for a client that is behind, and the replay reads its next batch only then, so
- * a slow client gets everything in order at its own pace. What the stream holds meanwhile —
- * unsent bytes and live events waiting — is held to {@link MAX_UNSENT_BYTES}: past it the
- * stream is destroyed, not ended, so nothing more is kept for a client that does not read.
+ * Writing waits for a client that is behind. The stream is either live — holding the events the
+ * node's hub hands it, within {@link MAX_UNSENT_BYTES} with what waits in the connection — or
+ * catching up: reading the log itself, a batch at a time once the client took the last, up to
+ * the hub's position, then live again. A resume starts by catching up, and a live stream that
+ * would go over its budget (a burst read at once, a slow client) drops what it holds and catches
+ * up from the last event it wrote: every event once, in order, at the client's own pace. Only a
+ * client that takes nothing for {@link STALL_MS} while data waits loses its stream, destroyed,
+ * not ended, so nothing more is kept for it.
  */
 export async function openEventStream(
-  deps: { hub: EventHub; log: EventLog; mayCallerSee: EventVisibility },
+  deps: { hub: EventHub; log: EventLog; mayCallerSee: EventVisibility; clock: Clock },
   options: EventStreamOptions,
 ) {
-  const { hub, log, mayCallerSee } = deps;
+  const { hub, log, mayCallerSee, clock } = deps;
   const { sink } = options;
   let caller = options.caller;
+  /** The newest event written or passed over: the next one the client gets is after it. */
   let deliveredThrough = 0;
+  /** The newest event the hub handed this stream: a catch-up reads the log up to here. */
+  let hubThrough = 0;
+  /** Reading the log instead of holding what the hub hands on. */
+  let isCatchingUp = false;
   let isClosed = false;
-  /** Live events read while the replay or an earlier write is still going, oldest first. */
+  /** Live events read while an earlier write is still going, oldest first. */
   const live: BoardEvent[] = [];
-  /** Bytes of the frames of events held but not yet written: `live` and the replay's batch. */
+  /** Bytes of the frames of events held but not yet written: `live` and the catch-up's batch. */
   let heldBytes = 0;
   let writing: Promise<void> = Promise.resolve();
 
@@ -101,6 +121,7 @@ export async function openEventStream(
     unsubscribe();
     clearInterval(heartbeat);
     clearInterval(credentialCheck);
+    clearInterval(stallCheck);
     live.length = 0;
     heldBytes = 0;
     return true;
@@ -113,6 +134,11 @@ export async function openEventStream(
     sink.end();
   };
 
+  /** Drops what was not sent and closes the connection: nothing more is kept for this client. */
+  const destroy = () => {
+    if (stop()) sink.destroy();
+  };
+
   /** Whether `bytes` more fit in what the stream may hold. */
   const fits = (bytes: number) => sink.unsentBytes() + heldBytes + bytes <= MAX_UNSENT_BYTES;
 
@@ -120,7 +146,7 @@ export async function openEventStream(
   function admits(bytes: number): boolean {
     if (isClosed) return false;
     if (fits(bytes)) return true;
-    if (stop()) sink.destroy();
+    destroy();
     return false;
   }
 
@@ -161,12 +187,24 @@ export async function openEventStream(
     return true;
   }
 
-  /** Holds the live events this stream wants; false (and the stream destroyed) when they do not fit. */
+  /** One thing written at a time, in order: deliveries and catch-ups queue behind each other. */
+  const queueWriting = (write: () => Promise<void>) => {
+    writing = writing.then(write).catch(() => close());
+  };
+
+  /**
+   * Holds the live events this stream wants; when they do not fit, holds none (not those held
+   * before either: they are older) and catches up from the log instead. Returns whether it held.
+   */
   function holdLive(events: readonly BoardEvent[]): boolean {
     for (const event of events) {
       if (event.id <= deliveredThrough || !options.accepts(event)) continue;
       const { bytes } = frameOf(event);
-      if (!admits(bytes)) return false;
+      if (!fits(bytes)) {
+        for (const dropped of live.splice(0)) heldBytes -= frameOf(dropped).bytes;
+        startCatchUp();
+        return false;
+      }
       heldBytes += bytes;
       live.push(event);
     }
@@ -174,24 +212,86 @@ export async function openEventStream(
   }
 
   /**
-   * Live events are written in order after the replay, by one delivery at a time: while one is
-   * queued (or waiting for the client), new events join `live` instead of queueing another.
+   * Live events are written in order, by one delivery at a time: while one is queued (or
+   * waiting for the client), new events join `live` instead of queueing another.
    */
   let isDeliveryQueued = false;
   const enqueue = (events: readonly BoardEvent[]) => {
-    if (!holdLive(events) || live.length === 0 || isDeliveryQueued) return;
+    hubThrough = Math.max(hubThrough, events[events.length - 1]?.id ?? 0);
+    if (isClosed || isCatchingUp || !holdLive(events) || live.length === 0 || isDeliveryQueued) return;
     isDeliveryQueued = true;
-    writing = writing
-      .then(() => {
-        isDeliveryQueued = false;
-        return deliver(live);
-      })
-      .catch(() => close());
+    queueWriting(() => {
+      isDeliveryQueued = false;
+      return deliver(live);
+    });
   };
 
-  // Subscribed first, so nothing read from now on is missed; the replay below fills in before it.
+  function startCatchUp(): void {
+    if (isCatchingUp) return;
+    isCatchingUp = true;
+    queueWriting(catchUp);
+  }
+
+  /**
+   * Reads the log after `deliveredThrough` up to the hub's position, a batch at a time, each
+   * only once the client took the last; the hub may move on meanwhile, and the catch-up follows
+   * it. When the hub's position is reached, the stream is live again — with no wait between the
+   * last look and the switch, so every later event comes from the hub. When the log no longer
+   * holds what comes next (pruned while the client was behind), says `reset` and goes on from
+   * the hub's position.
+   */
+  async function catchUp(): Promise<void> {
+    const batch: BoardEvent[] = [];
+    while (!isClosed && deliveredThrough < hubThrough) {
+      const after = deliveredThrough;
+      const target = hubThrough;
+      const events = await log.readAfter(after, CATCH_UP_BATCH);
+      // Looked at after the read: a prune that took what the read missed has been recorded by then.
+      if (after < (await log.prunedThrough())) {
+        deliveredThrough = hubThrough;
+        writeNote(
+          sseFrame(
+            'reset',
+            { detail: `Events after ${after} are no longer kept: reload what you show, then follow from here.` },
+            deliveredThrough,
+          ),
+        );
+        break;
+      }
+      let readThrough = after;
+      let batchBytes = 0;
+      let isBatchFull = false;
+      for (const event of events) {
+        if (event.id > target) break;
+        if (options.accepts(event)) {
+          const { bytes } = frameOf(event);
+          // As many as fit the batch's share; the rest are read again with the next batch.
+          if (batch.length > 0 && (batchBytes + bytes > CATCH_UP_BATCH_BYTES || !fits(bytes))) {
+            isBatchFull = true;
+            break;
+          }
+          if (!admits(bytes)) return;
+          batchBytes += bytes;
+          heldBytes += bytes;
+          batch.push(event);
+        }
+        readThrough = event.id;
+      }
+      // A read short of a whole batch, or one past the target, saw every event up to the target.
+      const last = events[events.length - 1];
+      if (!isBatchFull && (events.length < CATCH_UP_BATCH || (last !== undefined && last.id > target))) {
+        readThrough = target;
+      }
+      await deliver(batch);
+      // Events the filter left out move the cursor too.
+      deliveredThrough = Math.max(deliveredThrough, readThrough);
+    }
+    isCatchingUp = false;
+  }
+
+  // Subscribed first, so nothing read from now on is missed; a catch-up fills in before it.
   const unsubscribe = hub.subscribe(enqueue);
-  const liveFrom = hub.position;
+  hubThrough = hub.position;
   const heartbeat = setInterval(() => writeNote(': heartbeat\n\n'), options.heartbeatMs);
   // Beside the writing, not after it: a client that stopped reading still loses its stream when its credential ends.
   let isCheckingCredential = false;
@@ -204,52 +304,29 @@ export async function openEventStream(
         isCheckingCredential = false;
       });
   }, CREDENTIAL_CHECK_MS);
+  let takenBytes = sink.takenBytes();
+  let tookAt = clock.now().getTime();
+  const stallCheck = setInterval(() => {
+    const taken = sink.takenBytes();
+    const now = clock.now().getTime();
+    if (taken !== takenBytes || sink.unsentBytes() === 0) {
+      takenBytes = taken;
+      tookAt = now;
+    } else if (now - tookAt >= STALL_MS) {
+      destroy();
+    }
+  }, STALL_CHECK_MS);
   heartbeat.unref();
   credentialCheck.unref();
+  stallCheck.unref();
 
   writeNote(`retry: ${RECONNECT_MS}\n: baud event stream\n\n`);
-  writing = writing.then(() => replay(options.lastEventId)).catch(() => close());
-
-  async function replay(lastEventId: number | null): Promise<void> {
-    if (lastEventId === null || lastEventId >= liveFrom) {
-      deliveredThrough = lastEventId === null ? liveFrom : Math.min(lastEventId, liveFrom);
-      return;
-    }
-    if (lastEventId < (await log.prunedThrough())) {
-      deliveredThrough = liveFrom;
-      writeNote(
-        sseFrame(
-          'reset',
-          { detail: `Events after ${lastEventId} are no longer kept: reload what you show, then follow from here.` },
-          liveFrom,
-        ),
-      );
-      return;
-    }
+  const { lastEventId } = options;
+  if (lastEventId === null || lastEventId >= hubThrough) {
+    deliveredThrough = lastEventId === null ? hubThrough : Math.min(lastEventId, hubThrough);
+  } else {
     deliveredThrough = lastEventId;
-    let readThrough = lastEventId;
-    const batch: BoardEvent[] = [];
-    while (!isClosed && readThrough < liveFrom) {
-      const events = (await log.readAfter(readThrough, REPLAY_BATCH)).filter((event) => event.id <= liveFrom);
-      if (events.length === 0) break;
-      // As many as fit the batch's share; the rest are read again with the next batch.
-      let batchBytes = 0;
-      for (const event of events) {
-        if (options.accepts(event)) {
-          const { bytes } = frameOf(event);
-          if (batch.length > 0 && (batchBytes + bytes > REPLAY_BATCH_BYTES || !fits(bytes))) break;
-          if (!admits(bytes)) return;
-          batchBytes += bytes;
-          heldBytes += bytes;
-          batch.push(event);
-        }
-        readThrough = event.id;
-      }
-      await deliver(batch);
-      // Events the filter left out move the cursor too.
-      deliveredThrough = Math.max(deliveredThrough, readThrough);
-    }
-    deliveredThrough = Math.max(deliveredThrough, liveFrom);
+    startCatchUp();
   }
 
   return { close };

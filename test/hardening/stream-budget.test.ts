@@ -4,21 +4,28 @@ import type { Readable, Writable } from 'node:stream';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import type { NewEvent } from '../../src/events/event-log.js';
 import { API, createFileTestBoard, filePart, upload } from '../support/file-board.js';
-import { openSse, type SseClient } from '../support/sse-client.js';
-import { describeEachDialect, type TestBoard } from '../support/test-board.js';
+import { openSse, type SseClient, type SseFrame } from '../support/sse-client.js';
+import { describeEachDialect, fakeClock, type TestBoard } from '../support/test-board.js';
 import { startReceiver } from '../support/webhook-receiver.js';
 import { buildZip } from '../support/zip-builder.js';
 
 /**
  * Issue 29, item 2: a stream resumed with `Last-Event-ID` over many large events. A client that
  * reads nothing must not make the node hold more than the documented 1 MiB for it — the replay
- * waits for the client, and a stream over its budget is destroyed, not ended — while a client
- * that reads, however slowly, gets every event once and in order. And a file event carries
- * bounded descriptions, on streams and webhooks alike.
+ * waits for the client, and a stream whose client takes nothing for the stall time is destroyed,
+ * not ended — while a client that reads, however slowly, gets every event once and in order.
+ * A burst the node reads all at once, larger than the budget, costs a fast reader nothing: its
+ * stream catches up from the log instead of holding the burst. A catch-up that falls behind what
+ * the log keeps says so with `reset`. And a file event carries bounded descriptions, on streams
+ * and webhooks alike.
  */
 
 /** The documented budget of unsent bytes per stream (docs/api-notes.md, "Limits"). */
 const STREAM_BUDGET_BYTES = 1024 * 1024;
+/** How long a stream whose client takes nothing while data waits lives on (docs/api-notes.md, "Limits"). */
+const STALL_MS = 30_000;
+/** Events the log keeps here: few enough for a test to outrun, more than any other test resumes over. */
+const KEPT_EVENTS = 2000;
 /** Code points of each description a file event carries at most (docs/api-notes.md, "Live events"). */
 const EVENT_DESCRIPTION_CODE_POINTS = 2048;
 /** About what a file event weighs once its descriptions are bounded. */
@@ -86,6 +93,7 @@ describeEachDialect('what an event stream may hold', (dialect) => {
   let base: string;
   const sockets: Socket[] = [];
   const clients: SseClient[] = [];
+  const clock = fakeClock();
 
   /**
    * Appends events a stream opened next finds in its past, not live: the node's one reader of
@@ -145,8 +153,9 @@ describeEachDialect('what an event stream may hold', (dialect) => {
 
   beforeAll(async () => {
     board = await createFileTestBoard(dialect, {
+      clock,
       config: {
-        events: { heartbeatSeconds: 0.2, pollIntervalMs: 100 },
+        events: { heartbeatSeconds: 0.2, pollIntervalMs: 100, maxEvents: KEPT_EVENTS },
         webhooks: { allowPrivateTargets: true, timeoutSeconds: 2 },
       },
     });
@@ -164,21 +173,84 @@ describeEachDialect('what an event stream may hold', (dialect) => {
     await receiver.close();
   });
 
-  it('destroys a paused reader resuming over many large events once it is over budget, holding at most the budget and one event', async () => {
+  /** Follows every file event with a client that reads as fast as it can. */
+  async function followFast(): Promise<SseClient> {
+    const client = await openSse(`${base}/events?types=file.created`);
+    clients.push(client);
+    await client.next((frame) => frame.retry === 3000);
+    return client;
+  }
+
+  const fileEventIds = (frames: readonly SseFrame[]) =>
+    frames.flatMap((frame) => (frame.event === 'file.created' && frame.id !== undefined ? [frame.id] : []));
+
+  it('holds a paused reader resuming over many large events, and live ones after, to the budget, and destroys it once it took nothing for the stall time', async () => {
     const before = await board.board.events.latestId();
     await appendHistory(STALLING_EVENTS, LARGE_EVENT_DESCRIPTION);
     const probe = followWithoutReading(before);
     await expect.poll(() => probe.isStalled(), { timeout: 20_000, interval: 500 }).toBe(true);
-    // The board goes on: more than the budget of new events for the stream to hold.
-    await appendFileEvents(300);
-    await expect.poll(() => probe.closing(), { timeout: 15_000 }).not.toBeNull();
+    // The board goes on: more than the budget of new events, read by the node at once.
+    const fast = await followFast();
+    const live = await appendFileEvents(300);
+    await expect.poll(() => fileEventIds(fast.frames).at(-1), { timeout: 10_000 }).toBe(live.at(-1));
+    // Every stream was handed them: the paused one keeps its place and holds none of them.
+    expect(probe.closing()).toBeNull();
+    clock.advance(STALL_MS);
+    await expect.poll(() => probe.closing(), { timeout: 5000 }).not.toBeNull();
     console.log(
       `stream-budget [${dialect}]: paused reader resuming over 1,280 events of 48 KiB, then 300 live ones of 6 KiB: ` +
         `peak ${(probe.peakBytes() / 1024).toFixed(0)} KiB held, then ${probe.closing()?.isFinished ? 'ended' : 'destroyed'}`,
     );
     expect(probe.closing()).toEqual({ isFinished: false });
     expect(probe.peakBytes()).toBeLessThanOrEqual(STREAM_BUDGET_BYTES + LARGE_EVENT_DESCRIPTION.length + 1024);
+    expect(fast.frames.filter((frame) => frame.event === 'file.created').length).toBe(300);
   }, 60_000);
+
+  it('gives a fast reader every event of a burst larger than the budget once, in order, and keeps its stream', async () => {
+    const probe = probeNextStream(board);
+    const fast = await followFast();
+    // One transaction of 500 events of 6 KiB: the node reads all 3 MiB of them at once.
+    const burst = await appendFileEvents(500);
+    await expect.poll(() => fileEventIds(fast.frames).length, { timeout: 20_000 }).toBe(burst.length);
+    expect(fileEventIds(fast.frames)).toEqual(burst);
+    const [after] = await appendFileEvents(1);
+    await expect.poll(() => fileEventIds(fast.frames).at(-1), { timeout: 5000 }).toBe(after);
+    expect(fileEventIds(fast.frames)).toEqual([...burst, after]);
+    expect(probe.closing()).toBeNull();
+    expect(probe.peakBytes()).toBeLessThanOrEqual(STREAM_BUDGET_BYTES);
+  }, 60_000);
+
+  it('announces a reset to a reader whose paced replay falls behind what the log keeps, then goes on live', async () => {
+    const before = await board.board.events.latestId();
+    await appendHistory(STALLING_EVENTS, LARGE_EVENT_DESCRIPTION);
+    const probe = probeNextStream(board);
+    const client = await openSse(`${base}/events?types=file.created`, { 'last-event-id': String(before) });
+    clients.push(client);
+    client.pause();
+    await expect.poll(() => probe.isStalled(), { timeout: 20_000, interval: 500 }).toBe(true);
+    // Enough newer events that the log no longer keeps the history the replay has not read yet.
+    await appendFileEvents(KEPT_EVENTS, 's');
+    expect(await board.board.events.prune()).toBeGreaterThan(0);
+    const prunedThrough = await board.board.events.prunedThrough();
+    expect(prunedThrough).toBeGreaterThanOrEqual(before + STALLING_EVENTS);
+    client.resume();
+    const reset = await client.next((frame) => frame.event === 'reset', { timeoutMs: 30_000 });
+    expect(reset.data).toEqual({ detail: expect.stringContaining('no longer kept') });
+    const resetId = reset.id ?? 0;
+    expect(resetId).toBeGreaterThanOrEqual(prunedThrough);
+    const [after] = await appendFileEvents(1, 's');
+    await expect.poll(() => fileEventIds(client.frames).at(-1), { timeout: 10_000 }).toBe(after);
+    const resetAt = client.frames.indexOf(reset);
+    const replayed = fileEventIds(client.frames.slice(0, resetAt));
+    const followed = fileEventIds(client.frames.slice(resetAt));
+    // What came before the reset has no gap; what came after is newer than it, once each.
+    expect(replayed.length).toBeLessThan(STALLING_EVENTS);
+    expect(replayed).toEqual(Array.from({ length: replayed.length }, (_, index) => before + 1 + index));
+    expect(followed.every((id) => id > resetId)).toBe(true);
+    expect(followed).toEqual([...new Set(followed)].sort((a, b) => a - b));
+    expect(followed.at(-1)).toBe(after);
+    expect(probe.closing()).toBeNull();
+  }, 90_000);
 
   it('closes the connection of an ended stream whose client does not take the rest within 10 s', async () => {
     const before = await board.board.events.latestId();
@@ -196,12 +268,11 @@ describeEachDialect('what an event stream may hold', (dialect) => {
     const client = await openSse(`${base}/events`, { 'last-event-id': String(before) }, { pauseMs: 5 });
     clients.push(client);
     expect(client.status).toBe(200);
-    const fileEventIds = () => client.frames.flatMap((frame) => (frame.event === 'file.created' ? [frame.id] : []));
     // Live events come while the replay is still on its way.
-    await expect.poll(() => fileEventIds().length, { timeout: 10_000 }).toBeGreaterThan(50);
+    await expect.poll(() => fileEventIds(client.frames).length, { timeout: 10_000 }).toBeGreaterThan(50);
     const live = await appendFileEvents(5);
-    await expect.poll(() => fileEventIds().at(-1), { timeout: 30_000 }).toBe(live[4]);
-    const ids = fileEventIds();
+    await expect.poll(() => fileEventIds(client.frames).at(-1), { timeout: 30_000 }).toBe(live[4]);
+    const ids = fileEventIds(client.frames);
     expect(ids).toEqual([...replayed, ...live]);
   }, 60_000);
 

@@ -18,6 +18,9 @@ export interface SseClient {
   next(matches: (frame: SseFrame) => boolean, options?: { timeoutMs?: number; from?: number }): Promise<SseFrame>;
   /** Resolves when the server ends the stream. */
   readonly ended: Promise<void>;
+  /** Stops reading: what the server sends waits in the connection until `resume()`. */
+  pause(): void;
+  resume(): void;
   close(): void;
 }
 
@@ -65,6 +68,8 @@ export function openSse(
         headers: response.headers,
         frames,
         ended,
+        pause: () => response.pause(),
+        resume: () => response.resume(),
         close: () => req.destroy(),
         next(matches, { timeoutMs = 5000, from = 0 } = {}) {
           return new Promise((found, fail) => {

@@ -120,7 +120,7 @@ export function registerEventRoutes(fastify: FastifyInstance, board: Board, live
       }
       const body = new PassThrough();
       const stream = await openEventStream(
-        { hub: live.hub, log: board.events, mayCallerSee: board.mayCallerSee },
+        { hub: live.hub, log: board.events, mayCallerSee: board.mayCallerSee, clock: board.clock },
         {
           caller,
           recheckCaller:
@@ -160,10 +160,17 @@ export function registerEventRoutes(fastify: FastifyInstance, board: Board, live
  */
 function responseSink(body: PassThrough, response: ServerResponse): StreamSink {
   const isGone = () => body.writableEnded || body.destroyed;
+  const unsentBytes = () => body.writableLength + body.readableLength + response.writableLength;
+  let writtenBytes = 0;
   return {
-    // Nothing more goes to a stream that ended: a write after the end would be an error.
-    write: (chunk) => isGone() || body.write(chunk),
-    unsentBytes: () => body.writableLength + body.readableLength + response.writableLength,
+    write(chunk) {
+      // Nothing more goes to a stream that ended: a write after the end would be an error.
+      if (isGone()) return true;
+      writtenBytes += Buffer.byteLength(chunk);
+      return body.write(chunk);
+    },
+    unsentBytes,
+    takenBytes: () => writtenBytes - unsentBytes(),
     drained: () =>
       new Promise((resolve) => {
         if (isGone() || !body.writableNeedDrain) return resolve();
