@@ -29,6 +29,7 @@ const CATCH_UP_BATCH = 32;
 const CATCH_UP_BATCH_BYTES = MAX_UNSENT_BYTES / 4;
 /** What an EventSource waits before it reconnects. */
 const RECONNECT_MS = 3000;
+const HEARTBEAT = ': heartbeat\n\n';
 
 /** One Server-Sent Events frame. `data` is one line: JSON never holds a raw newline. */
 export function sseFrame(event: string, data: unknown, id?: number): string {
@@ -142,17 +143,15 @@ export async function openEventStream(
   /** Whether `bytes` more fit in what the stream may hold. */
   const fits = (bytes: number) => sink.unsentBytes() + heldBytes + bytes <= MAX_UNSENT_BYTES;
 
-  /** Whether `bytes` more fit; when they do not, the stream is destroyed: its client is that far behind. */
+  /**
+   * Whether a catch-up's first event of a batch fits; one that does not, once the client took
+   * everything before it, never will: the stream is destroyed.
+   */
   function admits(bytes: number): boolean {
     if (isClosed) return false;
     if (fits(bytes)) return true;
     destroy();
     return false;
-  }
-
-  /** Writes a frame that is no event (a heartbeat, a reset) within the budget. */
-  function writeNote(text: string): void {
-    if (admits(Buffer.byteLength(text))) sink.write(text);
   }
 
   /**
@@ -249,7 +248,8 @@ export async function openEventStream(
       // Looked at after the read: a prune that took what the read missed has been recorded by then.
       if (after < (await log.prunedThrough())) {
         deliveredThrough = hubThrough;
-        writeNote(
+        // Written once, right after the client took the last batch: it fits.
+        sink.write(
           sseFrame(
             'reset',
             { detail: `Events after ${after} are no longer kept: reload what you show, then follow from here.` },
@@ -292,7 +292,10 @@ export async function openEventStream(
   // Subscribed first, so nothing read from now on is missed; a catch-up fills in before it.
   const unsubscribe = hub.subscribe(enqueue);
   hubThrough = hub.position;
-  const heartbeat = setInterval(() => writeNote(': heartbeat\n\n'), options.heartbeatMs);
+  // A heartbeat keeps an idle connection open: while data waits for the client it is not needed.
+  const heartbeat = setInterval(() => {
+    if (fits(HEARTBEAT.length)) sink.write(HEARTBEAT);
+  }, options.heartbeatMs);
   // Beside the writing, not after it: a client that stopped reading still loses its stream when its credential ends.
   let isCheckingCredential = false;
   const credentialCheck = setInterval(() => {
@@ -320,7 +323,7 @@ export async function openEventStream(
   credentialCheck.unref();
   stallCheck.unref();
 
-  writeNote(`retry: ${RECONNECT_MS}\n: baud event stream\n\n`);
+  sink.write(`retry: ${RECONNECT_MS}\n: baud event stream\n\n`);
   const { lastEventId } = options;
   if (lastEventId === null || lastEventId >= hubThrough) {
     deliveredThrough = lastEventId === null ? hubThrough : Math.min(lastEventId, hubThrough);
