@@ -10,10 +10,20 @@ import { createRecentCache } from '../recent-cache.js';
  * another list (another area, another endpoint) is refused rather than silently misread.
  */
 export interface CursorCodec {
-  encode(list: string, key: number): string;
-  /** Returns the key, or throws `BadRequestError`. */
-  decode(list: string, cursor: string): number;
+  /** `bound` travels with the key when the list's items were chosen on its first page (see PageRequest). */
+  encode(list: string, key: number, bound?: number | null): string;
+  /** Returns the position, or throws `BadRequestError`. */
+  decode(list: string, cursor: string): CursorPosition;
 }
+
+/** Where a cursor points: after `key`, in a list chosen under `bound` (null: a list that has none). */
+export interface CursorPosition {
+  readonly key: number;
+  readonly bound: number | null;
+}
+
+/** Between the key and the bound in a cursor's payload. */
+const BOUND_SEPARATOR = ':';
 
 const MAC_BYTES = 16;
 
@@ -44,18 +54,21 @@ export function createCursorCodec(secret: Buffer): CursorCodec {
       sizeOf: (id, value) => estimatedStringBytes(id) + estimatedBytes(value),
       clock: systemClock,
     });
-  const known = cache<number>();
+  const known = cache<CursorPosition>();
   const made = cache<string>();
   return {
-    encode(list, key) {
-      const id = `${list}\n${key}`;
+    encode(list, key, bound = null) {
+      const text = bound === null ? String(key) : `${key}${BOUND_SEPARATOR}${bound}`;
+      const id = `${list}\n${text}`;
       const existing = made.get(id, NO_VERSION);
       if (existing !== undefined) return existing;
-      const payload = Buffer.from(String(key)).toString('base64url');
+      const payload = Buffer.from(text).toString('base64url');
       const cursor = `${payload}.${mac(list, payload).toString('base64url')}`;
       made.set(id, cursor, FOR_EVER, NO_VERSION);
-      // Only what decode would accept: a key that is not a safe integer is refused there.
-      if (Number.isSafeInteger(key)) known.set(`${list}\n${cursor}`, key, FOR_EVER, NO_VERSION);
+      // Only what decode would accept: a key or bound that is not a safe integer is refused there.
+      if (Number.isSafeInteger(key) && (bound === null || Number.isSafeInteger(bound))) {
+        known.set(`${list}\n${cursor}`, { key, bound }, FOR_EVER, NO_VERSION);
+      }
       return cursor;
     },
     decode(list, cursor) {
@@ -69,10 +82,15 @@ export function createCursorCodec(secret: Buffer): CursorCodec {
       const given = Buffer.from(signature, 'base64url');
       const expected = mac(list, payload);
       if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalid;
-      const key = Number(Buffer.from(payload, 'base64url').toString());
-      if (!Number.isSafeInteger(key)) throw invalid;
-      known.set(`${list}\n${cursor}`, key, FOR_EVER, NO_VERSION);
-      return key;
+      const [keyText, boundText, rest] = Buffer.from(payload, 'base64url').toString().split(BOUND_SEPARATOR);
+      const key = Number(keyText);
+      const bound = boundText === undefined ? null : Number(boundText);
+      if (!Number.isSafeInteger(key) || (bound !== null && !Number.isSafeInteger(bound)) || rest !== undefined) {
+        throw invalid;
+      }
+      const position = { key, bound };
+      known.set(`${list}\n${cursor}`, position, FOR_EVER, NO_VERSION);
+      return position;
     },
   };
 }

@@ -1,5 +1,7 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import { type RawBuilder, sql } from 'kysely';
+import type { Clock } from '../clock.js';
+import type { WordShares } from '../search/match-share.js';
 import { ID_SPAN, RELEVANCE_SCALE, relevanceScore } from '../search/relevance.js';
 import {
   positiveTerms,
@@ -112,6 +114,36 @@ export async function removeFromIndex(db: Executor, dialect: Dialect, index: Ful
 /** Empties an index (before a rebuild). */
 export async function clearIndex(db: Executor, index: FullTextIndex): Promise<void> {
   await sql`DELETE FROM ${sql.table(index)}`.execute(db);
+}
+
+/** How long a node keeps PostgreSQL's word statistics before reading them again: they change only when ANALYZE runs. */
+const WORD_SHARES_MAX_AGE_MS = 60_000;
+
+/**
+ * The shares of documents an index's common words are found in, as PostgreSQL's ANALYZE keeps
+ * them for the `tsvector` column (the lexemes of `pg_stats.most_common_elems`); read at most once
+ * a minute. Empty on SQLite, and before the first ANALYZE: every word then counts as rare.
+ */
+export function createWordShareReader(
+  db: Executor,
+  dialect: Dialect,
+  index: FullTextIndex,
+  clock: Clock,
+): () => Promise<WordShares> {
+  let shares: WordShares = new Map();
+  let readAt = Number.NEGATIVE_INFINITY;
+  return async () => {
+    const now = clock.now().getTime();
+    if (dialect === 'sqlite' || now - readAt < WORD_SHARES_MAX_AGE_MS) return shares;
+    readAt = now;
+    const { rows } = await sql<{ words: string[] | null; shares: number[] | null }>`
+      SELECT most_common_elems::text::text[] AS words, most_common_elem_freqs AS shares FROM pg_stats
+       WHERE schemaname = current_schema() AND tablename = ${index} AND attname = 'document'`.execute(db);
+    const [row] = rows;
+    // most_common_elem_freqs holds one share per word, then three figures about the column.
+    shares = new Map((row?.words ?? []).map((word, position) => [word, Number(row?.shares?.[position] ?? 0)]));
+    return shares;
+  };
 }
 
 /** Matches few enough to fetch them all from PostgreSQL's GIN index and sort them. */

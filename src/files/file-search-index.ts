@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Dialect, Executor } from '../db/database.js';
 import { addToIndex, indexMatch, relevanceSortKey, removeFromIndex } from '../db/full-text-index.js';
+import { MAX_RANKED_MATCHES } from '../search/relevance.js';
 import type { SearchOrder, SearchQuery } from '../search/search-query.js';
 
 /** What the file index holds of a file: its name, descriptions and hash tags. */
@@ -55,55 +56,59 @@ export interface FoundFile {
   readonly sortKey: number;
 }
 
+/** What to look for, where, and which page. */
+export interface FileSearch {
+  readonly query: SearchQuery;
+  readonly areaTags: readonly string[];
+  readonly sort: SearchOrder;
+  readonly beforeKey: number | null;
+  /** `relevance`: the highest id its candidates were chosen under, from the first page; null on it. */
+  readonly bound: number | null;
+  readonly limit: number;
+}
+
 /**
  * The files of the given areas that match, newest (highest fileId) or most relevant first,
- * below `beforeKey` in that order when paging; `limit` of them at most.
+ * below `beforeKey` in that order when paging; `limit` of them at most. By relevance the newest
+ * MAX_RANKED_MATCHES matches below `bound` are ranked, as message search does (findMessages).
  */
 export async function findFiles(
   db: Executor,
   dialect: Dialect,
-  search: {
-    readonly query: SearchQuery;
-    readonly areaTags: readonly string[];
-    readonly sort: SearchOrder;
-    readonly beforeKey: number | null;
-    readonly limit: number;
-  },
-): Promise<FoundFile[]> {
+  search: FileSearch,
+): Promise<{ readonly files: readonly FoundFile[]; readonly bound: number | null }> {
   const match = await indexMatch(db, dialect, 'file_search', search.query);
-  if (match === null) return [];
-  const sortKey =
-    search.sort === 'relevance'
-      ? relevanceSortKey(
-          dialect,
-          search.query,
-          match.id,
-          ['f.file_name', 'f.desc', 'f.desc_long', 'f.hash_tags'].map((column) => sql.ref(column)),
-        )
-      : match.id;
+  if (match === null) return { files: [], bound: null };
+  const newest = (limit: number, beforeId: number | null) => sql<FoundFile>`
+    SELECT f.id, f.id AS sort_key FROM file_search s JOIN files f ON f.id = ${match.id}
+     WHERE ${match.condition}
+       AND f.area_tag IN (${sql.join(search.areaTags.map((areaTag) => sql`${areaTag}`))})
+       ${beforeId === null ? sql`` : sql`AND f.id < ${beforeId}`}
+       ${search.bound === null ? sql`` : sql`AND f.id <= ${search.bound}`}
+     ORDER BY f.id DESC
+     LIMIT ${limit}`;
+  if (search.sort === 'newest') {
+    const { rows } = await newest(search.limit, search.beforeKey).execute(db);
+    return { files: rows.map((row) => ({ id: Number(row.id), sortKey: Number(row.sortKey) })), bound: null };
+  }
+  const { rows: candidates } = await newest(MAX_RANKED_MATCHES, null).execute(db);
+  const ids = candidates.map((candidate) => Number(candidate.id));
+  const [newestId] = ids;
+  if (newestId === undefined) return { files: [], bound: null };
+  const sortKey = relevanceSortKey(
+    dialect,
+    search.query,
+    sql.ref('f.id'),
+    ['f.file_name', 'f.desc', 'f.desc_long', 'f.hash_tags'].map((column) => sql.ref(column)),
+  );
+  const document = dialect === 'postgres' ? sql`JOIN file_search s ON s.file_id = f.id` : sql``;
   const before = search.beforeKey === null ? sql`` : sql`AND ${sortKey} < ${search.beforeKey}`;
   const { rows } = await sql<FoundFile>`
-    SELECT f.id, ${sortKey} AS sort_key FROM file_search s JOIN files f ON f.id = ${match.id}
-     WHERE ${match.condition}
-       AND f.area_tag IN (${sql.join(search.areaTags.map((areaTag) => sql`${areaTag}`))}) ${before}
+    SELECT f.id, ${sortKey} AS sort_key FROM files f ${document}
+     WHERE f.id IN (${sql.join(ids)}) ${before}
      ORDER BY sort_key DESC
      LIMIT ${search.limit}`.execute(db);
-  return rows.map((row) => ({ id: Number(row.id), sortKey: Number(row.sortKey) }));
-}
-
-/** How many files of the given areas match, counting no further than `upTo` (counted, never scored). */
-export async function countFileMatches(
-  db: Executor,
-  dialect: Dialect,
-  search: { readonly query: SearchQuery; readonly areaTags: readonly string[] },
-  upTo: number,
-): Promise<number> {
-  const match = await indexMatch(db, dialect, 'file_search', search.query);
-  if (match === null) return 0;
-  const { rows } = await sql<{ count: number }>`
-    SELECT count(*) AS count FROM (
-      SELECT 1 FROM file_search s JOIN files f ON f.id = ${match.id}
-       WHERE ${match.condition} AND f.area_tag IN (${sql.join(search.areaTags.map((areaTag) => sql`${areaTag}`))})
-       LIMIT ${upTo}) AS matches`.execute(db);
-  return Number(rows[0]?.count ?? 0);
+  // PostgreSQL answers a bigint key as text.
+  const files = rows.map((row) => ({ id: Number(row.id), sortKey: Number(row.sortKey) }));
+  return { files, bound: search.bound ?? newestId };
 }

@@ -8,7 +8,6 @@ import type { Config } from '../config/load-config.js';
 import { mapPage, type Page, type PageRequest } from '../db/keyset.js';
 import { BadRequestError, NotFoundError } from '../errors.js';
 import type { EventLog } from '../events/event-log.js';
-import { checkRankable, MAX_RANKED_MATCHES } from '../search/relevance.js';
 import { parseQueryParameter, type SearchOrder } from '../search/search-query.js';
 import { searchSnippet } from '../search/snippet.js';
 import { presentText, stripAnsi } from '../text/strip-ansi.js';
@@ -237,9 +236,7 @@ export function createFileService(deps: {
       }
       // Nothing the caller may browse: the database is not asked, so hidden areas cannot show.
       if (areaTags.length === 0) return { items: [], nextKey: null };
-      const sort = search.sort ?? 'newest';
-      if (sort === 'relevance') checkRankable(await store.countSearchMatches(query, areaTags, MAX_RANKED_MATCHES + 1));
-      const files = await store.searchFiles(query, areaTags, sort, page);
+      const files = await store.searchFiles(query, areaTags, search.sort ?? 'newest', page);
       return mapPage(files, (file) => ({
         ...presentRecord(file, shouldStrip),
         snippet: searchSnippet(stripAnsi(`${file.desc}\n${file.descLong}`), query),

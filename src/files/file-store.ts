@@ -4,7 +4,7 @@ import { ConflictError } from '../errors.js';
 import type { SearchOrder, SearchQuery } from '../search/search-query.js';
 import type { UserStore } from '../users/user-store.js';
 import { withClashSuffix } from './file-name.js';
-import { countFileMatches, findFiles, indexFiles, unindexFile } from './file-search-index.js';
+import { findFiles, indexFiles, unindexFile } from './file-search-index.js';
 
 /** A file record as the API shows it (decisions.md, "Element shapes"), before ANSI stripping. */
 export interface FileRecord {
@@ -175,10 +175,6 @@ export function createFileStore(database: Pick<Database, 'db' | 'dialect'>, user
     },
 
     /** The files of the given areas that match a search, in the search's order, one keyset page. */
-    /** How many files of the areas a search matches, counted up to `upTo` (see countFileMatches). */
-    countSearchMatches: (query: SearchQuery, areaTags: readonly string[], upTo: number) =>
-      countFileMatches(db, dialect, { query, areaTags }, upTo),
-
     async searchFiles(
       query: SearchQuery,
       areaTags: readonly string[],
@@ -190,10 +186,11 @@ export function createFileStore(database: Pick<Database, 'db' | 'dialect'>, user
         areaTags,
         sort,
         beforeKey: page.afterKey,
+        bound: page.bound ?? null,
         limit: rowsToFetch(page),
       });
       const ids = pageFromRows(
-        found,
+        found.files,
         page,
         (file) => file.sortKey,
         (file) => file.id,
@@ -204,7 +201,10 @@ export function createFileStore(database: Pick<Database, 'db' | 'dialect'>, user
         .execute();
       const byId = new Map(rows.map((row) => [row.id, toStoredFile(row)]));
       // A file removed between the two queries is left out of the page; the cursor stays right.
-      return { items: ids.items.flatMap((id) => byId.get(id) ?? []), nextKey: ids.nextKey };
+      const items = ids.items.flatMap((id) => byId.get(id) ?? []);
+      return found.bound === null
+        ? { items, nextKey: ids.nextKey }
+        : { items, nextKey: ids.nextKey, bound: found.bound };
     },
 
     /** Files and their bytes on the whole board, from the per-area counters. */

@@ -57,10 +57,10 @@ export function ListEnvelope<T extends TSchema>(item: T) {
 
 /** Reads `limit` and `cursor` (already schema-validated) into a keyset page request for `list`. */
 export function pageRequestFrom(query: ListQuery, list: string, cursors: CursorCodec): PageRequest {
-  return {
-    limit: query.limit ?? DEFAULT_PAGE_LIMIT,
-    afterKey: query.cursor === undefined ? null : cursors.decode(list, query.cursor),
-  };
+  const limit = query.limit ?? DEFAULT_PAGE_LIMIT;
+  if (query.cursor === undefined) return { limit, afterKey: null };
+  const { key, bound } = cursors.decode(list, query.cursor);
+  return bound === null ? { limit, afterKey: key } : { limit, afterKey: key, bound };
 }
 
 /** A page's answer, kept beside the page while the service hands out the same page object. */
@@ -104,7 +104,7 @@ export function listPageSender() {
     const page = await load(pageRequest, shouldStripAnsi(request.query));
     let answer = answers.get(page);
     if (answer === undefined || answer.list !== list || answer.limit !== pageRequest.limit) {
-      const next = page.nextKey === null ? null : cursors.encode(list, page.nextKey);
+      const next = page.nextKey === null ? null : cursors.encode(list, page.nextKey, page.bound);
       const serialized = serializeAnswer(reply, listEnvelope(page.items, pageRequest.limit, next));
       const made: ListPageAnswer = { ...serialized, list, limit: pageRequest.limit, next };
       // Kept only beside a page a cache holds: no other page is handed out again.

@@ -49,8 +49,9 @@ export const SearchSort = Type.Optional(
     description:
       '`newest` (the default): newest first. `relevance`: the most relevant first (how often the terms ' +
       'occur, for a short text more than a long one), the newest first among equals. Either order pages ' +
-      'with a cursor without repeating or skipping an item, even while messages are posted. `relevance` ranks at ' +
-      `most ${MAX_RANKED_MATCHES} matches: a search matching more is a 400 (narrow it, or sort by newest).`,
+      'with a cursor without repeating or skipping an item, even while messages are posted. `relevance` ranks the ' +
+      `newest ${MAX_RANKED_MATCHES} matches as of its first page (narrow the search to rank older ones); items ` +
+      'posted after the first page join a new search, not its later pages.',
   }),
 );
 

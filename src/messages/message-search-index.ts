@@ -1,7 +1,9 @@
-import { sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
 import type { Dialect, Executor } from '../db/database.js';
 import { addToIndex, clearIndex, indexMatch, relevanceSortKey, removeFromIndex } from '../db/full-text-index.js';
-import type { SearchOrder, SearchQuery } from '../search/search-query.js';
+import { estimatedMatchShare, type WordShares } from '../search/match-share.js';
+import { MAX_RANKED_MATCHES } from '../search/relevance.js';
+import { type SearchOrder, type SearchQuery, toPostgresTsquery } from '../search/search-query.js';
 import type { MessageSummary } from './message-store.js';
 
 /** What the message index holds of a message: its subject and body. */
@@ -75,8 +77,12 @@ export interface MessageSearch {
   readonly sort: SearchOrder;
   /** Only messages whose sort key is below this one (the cursor). */
   readonly beforeKey: number | null;
+  /** `relevance`: the highest id its candidates were chosen under, from the first page; null on it. */
+  readonly bound: number | null;
   readonly limit: number;
 }
+
+export type MessageSearchFilters = Omit<MessageSearch, 'sort' | 'beforeKey' | 'bound' | 'limit'>;
 
 /** A message a search found: its summary, its body (for the snippet) and its key in the search's order. */
 export interface FoundMessage extends MessageSummary {
@@ -84,33 +90,110 @@ export interface FoundMessage extends MessageSummary {
   readonly sortKey: number;
 }
 
+/** Messages a search found, and for `relevance` the bound its candidates were chosen under (null when none matched). */
+export interface FoundMessages {
+  readonly rows: readonly FoundMessage[];
+  readonly bound: number | null;
+}
+
 /**
- * Live messages of the given areas that match, newest or most relevant first. Newest first on
- * SQLite, the FTS5 index hands out its matches in descending id order, so a page stops after
- * `limit` rows that pass the filters; on PostgreSQL the GIN index finds the matches and the
- * newest `limit` are kept. By relevance every match that passes the filters is scored.
+ * Live messages of the given areas that match, newest or most relevant first. By relevance the
+ * newest MAX_RANKED_MATCHES matches are the candidates, chosen on the first page below the
+ * newest id then (the bound, which every later page is asked under): a score is computed on
+ * every page, so ranking every match of a common word would cost a scan of the board each time,
+ * and posts made between two pages must not push a candidate out (a skip) or in (a repeat).
  */
-export async function findMessages(db: Executor, dialect: Dialect, search: MessageSearch): Promise<FoundMessage[]> {
-  const match = await indexMatch(db, dialect, 'message_search', search.query);
-  if (match === null) return [];
-  const searchId = match.id;
-  const sortKey =
-    search.sort === 'relevance'
-      ? relevanceSortKey(dialect, search.query, searchId, [sql.ref('m.subject'), sql.ref('m.body')])
-      : searchId;
-  const filters = [
-    ...searchFilters(search),
-    ...(search.beforeKey === null ? [] : [sql`${sortKey} < ${search.beforeKey}`]),
-  ];
+export async function findMessages(
+  db: Executor,
+  dialect: Dialect,
+  search: MessageSearch,
+  wordShares: WordShares,
+): Promise<FoundMessages> {
+  if (search.sort === 'newest') {
+    const rows = await newestMatches<FoundMessage>(db, dialect, wordShares, {
+      ...search,
+      beforeId: search.beforeKey,
+      select: sql`${SUMMARY_COLUMNS}, m.id AS sort_key`,
+      wanted: search.limit,
+    });
+    return { rows, bound: null };
+  }
+  const candidates = await newestMatches<{ id: number }>(db, dialect, wordShares, {
+    ...search,
+    beforeId: null,
+    select: sql`m.id`,
+    wanted: MAX_RANKED_MATCHES,
+  });
+  const ids = candidates.map((candidate) => Number(candidate.id));
+  const [newest] = ids;
+  if (newest === undefined) return { rows: [], bound: null };
+  const sortKey = relevanceSortKey(dialect, search.query, sql.ref('m.id'), [sql.ref('m.subject'), sql.ref('m.body')]);
+  const document = dialect === 'postgres' ? sql`JOIN message_search s ON s.message_id = m.id` : sql``;
+  const before = search.beforeKey === null ? sql`` : sql`AND ${sortKey} < ${search.beforeKey}`;
   const { rows } = await sql<FoundMessage>`
-    SELECT m.id AS message_id, m.uuid, m.area_tag, m.reply_to_message_id, m.to_user_name, m.from_user_name,
-           m.subject, m.timestamp, m.body, ${sortKey} AS sort_key
-      FROM message_search s JOIN messages m ON m.id = ${searchId}
-     WHERE ${match.condition} AND ${sql.join(filters, sql` AND `)}
+    SELECT ${SUMMARY_COLUMNS}, ${sortKey} AS sort_key FROM messages m ${document}
+     WHERE m.id IN (${sql.join(ids)}) AND m.deleted_at IS NULL ${before}
      ORDER BY sort_key DESC
      LIMIT ${search.limit}`.execute(db);
   // PostgreSQL answers a bigint key as text.
-  return rows.map((row) => ({ ...row, sortKey: Number(row.sortKey) }));
+  return { rows: rows.map((row) => ({ ...row, sortKey: Number(row.sortKey) })), bound: search.bound ?? newest };
+}
+
+/** What a search page shows of a message, from `messages m`. */
+const SUMMARY_COLUMNS = sql`m.id AS message_id, m.uuid, m.area_tag, m.reply_to_message_id, m.to_user_name,
+  m.from_user_name, m.subject, m.timestamp, m.body`;
+
+/** A walk newest first reads at most this many messages before the index is asked instead. */
+const MAX_WALKED_MESSAGES = 5000;
+
+/**
+ * The newest `wanted` matches (below `beforeId`, at most `bound`), newest first, as `select` of
+ * `messages m`.
+ *
+ * PostgreSQL cannot walk its GIN index in id order: it hands out every match of a word, so the
+ * newest 26 messages with "modem" cost a pass over every message that has it. When the word
+ * statistics say a large share of the messages match, the newest messages are read instead,
+ * newest first, each tested against its document, and the walk stops at the page: a window of
+ * twice the messages the share needs to hold `wanted` matches. A window that holds fewer (the
+ * estimate was wrong, or the filters are narrow) proves nothing about older messages, so the
+ * index answers then. SQLite needs none of this: FTS5 hands out any query's matches newest first.
+ */
+async function newestMatches<Row>(
+  db: Executor,
+  dialect: Dialect,
+  wordShares: WordShares,
+  search: MessageSearchFilters & {
+    readonly beforeId: number | null;
+    readonly bound: number | null;
+    readonly select: RawBuilder<unknown>;
+    readonly wanted: number;
+  },
+): Promise<Row[]> {
+  const ids = [
+    ...(search.beforeId === null ? [] : [sql`m.id < ${search.beforeId}`]),
+    ...(search.bound === null ? [] : [sql`m.id <= ${search.bound}`]),
+  ];
+  const window = Math.ceil((2 * search.wanted) / estimatedMatchShare(search.query, wordShares));
+  if (dialect === 'postgres' && window <= MAX_WALKED_MESSAGES) {
+    const { rows } = await sql<Row>`
+      SELECT ${search.select}
+        FROM (SELECT * FROM messages m ${ids.length === 0 ? sql`` : sql`WHERE ${sql.join(ids, sql` AND `)}`}
+               ORDER BY m.id DESC LIMIT ${window}) AS m
+        JOIN message_search s ON s.message_id = m.id
+       WHERE s.document @@ to_tsquery('simple', ${toPostgresTsquery(search.query)})
+         AND ${sql.join(searchFilters(search), sql` AND `)}
+       ORDER BY m.id DESC
+       LIMIT ${search.wanted}`.execute(db);
+    if (rows.length === search.wanted) return rows;
+  }
+  const match = await indexMatch(db, dialect, 'message_search', search.query);
+  if (match === null) return [];
+  const { rows } = await sql<Row>`
+    SELECT ${search.select} FROM message_search s JOIN messages m ON m.id = ${match.id}
+     WHERE ${match.condition} AND ${sql.join([...searchFilters(search), ...ids], sql` AND `)}
+     ORDER BY ${match.id} DESC
+     LIMIT ${search.wanted}`.execute(db);
+  return rows;
 }
 
 /** The filters of a search but the cursor, on `messages m`. */
@@ -123,26 +206,4 @@ function searchFilters(search: MessageSearchFilters) {
     ...(search.since === null ? [] : [sql`m.timestamp >= ${search.since}`]),
     ...(search.until === null ? [] : [sql`m.timestamp <= ${search.until}`]),
   ];
-}
-
-export type MessageSearchFilters = Omit<MessageSearch, 'sort' | 'beforeKey' | 'limit'>;
-
-/**
- * How many live messages the search matches, counting no further than `upTo`: the matches are
- * only counted, never scored, so this costs a fraction of ranking them.
- */
-export async function countMessageMatches(
-  db: Executor,
-  dialect: Dialect,
-  search: MessageSearchFilters,
-  upTo: number,
-): Promise<number> {
-  const match = await indexMatch(db, dialect, 'message_search', search.query);
-  if (match === null) return 0;
-  const { rows } = await sql<{ count: number }>`
-    SELECT count(*) AS count FROM (
-      SELECT 1 FROM message_search s JOIN messages m ON m.id = ${match.id}
-       WHERE ${match.condition} AND ${sql.join(searchFilters(search), sql` AND `)}
-       LIMIT ${upTo}) AS matches`.execute(db);
-  return Number(rows[0]?.count ?? 0);
 }

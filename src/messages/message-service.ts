@@ -7,7 +7,6 @@ import { mapPage, type Page, type PageRequest } from '../db/keyset.js';
 import { createDerivedMemo } from '../derived-memo.js';
 import { BadRequestError, ForbiddenError, NotFoundError, UnauthorizedError } from '../errors.js';
 import type { EventLog } from '../events/event-log.js';
-import { checkRankable, MAX_RANKED_MATCHES } from '../search/relevance.js';
 import { parseQueryParameter, type SearchOrder } from '../search/search-query.js';
 import { searchSnippet } from '../search/snippet.js';
 import { presentText, stripAnsi } from '../text/strip-ansi.js';
@@ -327,9 +326,7 @@ export function createMessageService(deps: {
       since: search.since === undefined ? null : new Date(search.since).toISOString(),
       until: search.until === undefined ? null : new Date(search.until).toISOString(),
     };
-    const sort = search.sort ?? 'newest';
-    if (sort === 'relevance') checkRankable(await store.countSearchMatches(filters, MAX_RANKED_MATCHES + 1));
-    const page = await store.searchMessages({ ...filters, sort }, request);
+    const page = await store.searchMessages({ ...filters, sort: search.sort ?? 'newest' }, request);
     return mapPage(page, ({ body, ...summary }) => ({
       ...presentSummary(summary, shouldStrip),
       snippet: searchSnippet(stripAnsi(body), query),

@@ -1,6 +1,7 @@
 import { type ExpressionBuilder, type Insertable, sql, type Transaction } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { Database, Db, Dialect, Executor } from '../db/database.js';
+import { createWordShareReader } from '../db/full-text-index.js';
 import { type Page, type PageRequest, pageFromRows, rowsToFetch } from '../db/keyset.js';
 import { prepareQuery } from '../db/prepared-query.js';
 import type { MessagesTable, Tables } from '../db/schema.js';
@@ -16,12 +17,10 @@ import { createMessageReadCache } from './message-read-cache.js';
 import { MAX_MESSAGE_ID, type MessageOrder } from './message-rules.js';
 import {
   clearMessageIndex,
-  countMessageMatches,
   findMessages,
   indexAllMessages,
   indexMessages,
   type MessageSearch,
-  type MessageSearchFilters,
   unindexMessage,
 } from './message-search-index.js';
 import { depthOf, type ThreadPlace } from './message-thread.js';
@@ -93,9 +92,28 @@ export function createMessageStore(database: Pick<Database, 'db' | 'dialect'>, c
   const remembered = createMessageReadCache(clock);
   const { written } = remembered;
   const queries = messageQueries(db, dialect, prepared, written);
+  const wordShares = createWordShareReader(db, dialect, 'message_search', clock);
 
   return {
     ...queries,
+
+    /** One page of the live messages that match a search, in its order (see message-search-index.ts). */
+    async searchMessages(search: Omit<MessageSearch, 'beforeKey' | 'bound' | 'limit'>, request: PageRequest) {
+      const found = await findMessages(
+        db,
+        dialect,
+        { ...search, beforeKey: request.afterKey, bound: request.bound ?? null, limit: rowsToFetch(request) },
+        await wordShares(),
+      );
+      const page = pageFromRows(
+        found.rows,
+        request,
+        (row) => row.sortKey,
+        ({ sortKey: _, ...row }) => row,
+      );
+      return found.bound === null ? page : { ...page, bound: found.bound };
+    },
+
     listAreaMessages: (areaTag: string, request: AreaPageRequest): Promise<Page<MessageSummary>> =>
       remembered.page(areaPageCacheKey(areaTag, request), () => queries.listAreaMessages(areaTag, request)),
     findLiveMessage: (uuid: string) => remembered.message(uuid, () => queries.findLiveMessage(uuid)),
@@ -362,24 +380,6 @@ function messageQueries(db: Executor, dialect: Dialect, prepared: PreparedMessag
           depth: depthOf(threadPath),
           replyCount: Number(replyCount ?? 0),
         }),
-      );
-    },
-
-    /** A newest-first page of the live messages that match a search (see message-search-index.ts). */
-    /** How many messages a search matches, counted up to `upTo` (see countMessageMatches). */
-    countSearchMatches: (search: MessageSearchFilters, upTo: number) => countMessageMatches(db, dialect, search, upTo),
-
-    async searchMessages(search: Omit<MessageSearch, 'beforeKey' | 'limit'>, request: PageRequest) {
-      const rows = await findMessages(db, dialect, {
-        ...search,
-        beforeKey: request.afterKey,
-        limit: rowsToFetch(request),
-      });
-      return pageFromRows(
-        rows,
-        request,
-        (row) => row.sortKey,
-        ({ sortKey: _, ...row }) => row,
       );
     },
 

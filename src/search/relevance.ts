@@ -1,22 +1,12 @@
-import { BadRequestError } from '../errors.js';
 import type { SearchTerm } from './search-query.js';
 
 /**
- * At most this many matches are ranked in one `sort=relevance` search. Every match is scored on
- * every page (a score is computed, not stored), so one query matching a whole 20,000-message
- * board held the SQLite node for hundreds of milliseconds per request, and 20 such clients
- * pushed the rest of the API to half a second. A search matching more is refused (400) rather than
- * ranked in part: ranking only some of the matches would let a new post push an unseen one out
- * between two pages, and pages must never skip a result.
+ * At most this many matches are ranked in one `sort=relevance` search: the newest ones, chosen on
+ * its first page (see findMessages). Every candidate is scored on every page (a score is computed,
+ * not stored), so ranking every match of a word in a whole 20,000-message board held the SQLite
+ * node for hundreds of milliseconds per request.
  */
 export const MAX_RANKED_MATCHES = 1000;
-
-/** Throws the 400 of a relevance search whose matches (counted up to MAX_RANKED_MATCHES + 1) are too many to rank. */
-export function checkRankable(matchCount: number): void {
-  if (matchCount <= MAX_RANKED_MATCHES) return;
-  const message = `matches more than ${MAX_RANKED_MATCHES} items, too many to sort by relevance: narrow the search or sort by newest`;
-  throw new BadRequestError(`sort=relevance: q ${message}.`, [{ pointer: '/query/sort', message }]);
-}
 
 /**
  * Relevance scores are integers in [0, RELEVANCE_SCALE): quantised, so that the same document and

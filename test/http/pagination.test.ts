@@ -12,8 +12,17 @@ describe('cursor codec', () => {
     for (const key of [0, 1, 42, 2 ** 40, Number.MAX_SAFE_INTEGER]) {
       const cursor = codec.encode('messages:general', key);
       expect(cursor).toMatch(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
-      expect(codec.decode('messages:general', cursor)).toBe(key);
+      expect(codec.decode('messages:general', cursor)).toEqual({ key: key, bound: null });
     }
+  });
+
+  it('round-trips a key with the bound its list was chosen under, and refuses an edited bound', () => {
+    const cursor = codec.encode('messages-search:relevance', 2 ** 50 + 7, 1000);
+    expect(codec.decode('messages-search:relevance', cursor)).toEqual({ key: 2 ** 50 + 7, bound: 1000 });
+    const [, mac] = cursor.split('.');
+    const edited = `${Buffer.from(`${2 ** 50 + 7}:2000`).toString('base64url')}.${mac}`;
+    expect(() => codec.decode('messages-search:relevance', edited)).toThrow(BadRequestError);
+    expect(codec.encode('messages-search:relevance', 2 ** 50 + 7)).not.toBe(cursor);
   });
 
   it('refuses a cursor from another list', () => {
@@ -50,7 +59,7 @@ describe('cursor codec', () => {
   it('answers a cursor it has seen before exactly as the first time, for its own list only', () => {
     const cursor = codec.encode('messages:general', 99);
     for (let round = 0; round < 3; round += 1) {
-      expect(codec.decode('messages:general', cursor)).toBe(99);
+      expect(codec.decode('messages:general', cursor)).toEqual({ key: 99, bound: null });
       expect(() => codec.decode('messages:other', cursor)).toThrow(BadRequestError);
       expect(() => codec.decode('messages:general', `${cursor}A`)).toThrow(BadRequestError);
     }
@@ -58,7 +67,7 @@ describe('cursor codec', () => {
     // A fresh codec with the same secret verifies it without having made it.
     const secret = randomBytes(32);
     const made = createCursorCodec(secret).encode('files:uploads', 5);
-    expect(createCursorCodec(secret).decode('files:uploads', made)).toBe(5);
+    expect(createCursorCodec(secret).decode('files:uploads', made)).toEqual({ key: 5, bound: null });
   });
 
   it('still verifies every cursor after more were made than it remembers', () => {
@@ -66,7 +75,7 @@ describe('cursor codec', () => {
     const first = many.encode('l', 1);
     // A remembered cursor takes more than 32 bytes of the budget: this many overflow it.
     for (let key = 2; key <= REMEMBERED_CURSOR_BYTES / 32; key += 1) many.encode('l', key);
-    expect(many.decode('l', first)).toBe(1);
+    expect(many.decode('l', first)).toEqual({ key: 1, bound: null });
     expect(many.encode('l', 1)).toBe(first);
   });
 

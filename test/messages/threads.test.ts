@@ -289,18 +289,24 @@ describeEachDialect('threads migration on an existing board', (dialect) => {
         { id: 5, threadRootId: 5, threadPath: '00000005' },
       ]);
       // The search index is built for the messages already there (0005-search).
-      const found = await findMessages(database.db, dialect, {
-        query: parseSearchQuery('m3 OR m5'),
-        areaTags: ['general'],
-        from: null,
-        to: null,
-        since: null,
-        until: null,
-        sort: 'newest',
-        beforeKey: null,
-        limit: 10,
-      });
-      expect(found.map((message) => message.messageId)).toEqual([5, 3]);
+      const found = await findMessages(
+        database.db,
+        dialect,
+        {
+          query: parseSearchQuery('m3 OR m5'),
+          areaTags: ['general'],
+          from: null,
+          to: null,
+          since: null,
+          until: null,
+          sort: 'newest',
+          beforeKey: null,
+          bound: null,
+          limit: 10,
+        },
+        new Map(),
+      );
+      expect(found.rows.map((message) => message.messageId)).toEqual([5, 3]);
     } finally {
       await database.close();
     }
