@@ -62,6 +62,11 @@ describeEachDialect('search load', (dialect) => {
     expect((narrow.json() as Found).data.map((found) => found.subject)).toEqual(['Seed 1000']);
   });
 
+  it('lets 50 searches at once wait their turn rather than refusing 40 of them', async () => {
+    const answers = await Promise.all(Array.from({ length: 50 }, () => get('/messages/search?q=body+1000')));
+    expect(answers.map((answer) => answer.statusCode)).toEqual(Array.from({ length: 50 }, () => 200));
+  });
+
   it('answers a search beyond the node budget 503 with Retry-After while the rest of the API answers', async () => {
     const budget = board.board.searchBudget;
     let release: () => void = () => {};
