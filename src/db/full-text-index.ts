@@ -1,5 +1,5 @@
 import type BetterSqlite3 from 'better-sqlite3';
-import { type RawBuilder, sql } from 'kysely';
+import { CompiledQuery, type RawBuilder, sql } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { WordShares } from '../search/match-share.js';
 import { ID_SPAN, RELEVANCE_SCALE, relevanceScore } from '../search/relevance.js';
@@ -62,27 +62,76 @@ export function sqliteIndexText(fields: readonly string[]): string {
 const MAX_POSITIONS_PER_WORD = 255;
 const MAX_POSITION = 16_383;
 
+/** A word of a document being encoded: its positions, in order. */
+interface WordPositions {
+  readonly positions: number[];
+}
+
 /**
- * A document's words as a `tsvector` literal (`'modem':3,9 'sings':4`): exactly what
- * `to_tsvector('simple', indexText(...fields))` makes, built here because PostgreSQL's text
- * parser costs more than the rest of a bulk import (3.8 s for 100,000 messages, against 0.9 s
- * to read the literal).
+ * A document's words as a `tsvector` in PostgreSQL's binary form (what `tsvectorsend` writes and
+ * `tsvectorrecv` reads): exactly what `to_tsvector('simple', indexText(...fields))` makes. A Buffer
+ * parameter travels in binary, so the server reads lengths and numbers instead of parsing text.
+ * Measured over the 100,000 bench messages: PostgreSQL's text parser (to_tsvector) 3.8 s; a
+ * `tsvector` text literal 2.8 s to build in Node and about 1 s for the server to read; this form
+ * 1.3 s to build and about 0.2 s to read.
+ *
+ * The layout: the word count (int32), then per word its UTF-8 bytes and a NUL, its position count
+ * (uint16) and its positions (uint16 each, weight bits 0 = D, strictly increasing). The server
+ * sorts the words itself, so they go in the order they first appear.
  */
-export function postgresTsvector(fields: readonly string[]): string {
-  const positions = new Map<string, number[]>();
-  const words = fields.flatMap((field) => searchTokens(stripAnsi(field)));
-  words.forEach((word, index) => {
-    const list = positions.get(word);
-    const position = Math.min(index + 1, MAX_POSITION);
-    if (list === undefined) positions.set(word, [position]);
-    else if (list.length < MAX_POSITIONS_PER_WORD && list[list.length - 1] !== position) list.push(position);
-  });
-  // Words are letters and digits only: nothing in them needs quoting.
-  return Array.from(positions, ([word, list]) => `'${word}':${list.join(',')}`).join(' ');
+export function postgresTsvector(fields: readonly string[]): Buffer {
+  const words = new Map<string, WordPositions>();
+  let position = 0;
+  // An upper bound of the size: 3 UTF-8 bytes at most per UTF-16 unit, the NUL, the count, 2 bytes a position.
+  let maxBytes = 4;
+  for (const field of fields) {
+    for (const word of searchTokens(stripAnsi(field))) {
+      position = Math.min(position + 1, MAX_POSITION);
+      const entry = words.get(word);
+      if (entry === undefined) {
+        words.set(word, { positions: [position] });
+        maxBytes += word.length * 3 + 5;
+      } else if (entry.positions.length < MAX_POSITIONS_PER_WORD && entry.positions.at(-1) !== position) {
+        entry.positions.push(position);
+        maxBytes += 2;
+      }
+    }
+  }
+  const out = Buffer.allocUnsafe(maxBytes);
+  let offset = out.writeInt32BE(words.size, 0);
+  for (const [word, { positions }] of words) {
+    offset += out.write(word, offset, 'utf8');
+    offset = out.writeUInt8(0, offset);
+    offset = out.writeUInt16BE(positions.length, offset);
+    for (const at of positions) offset = out.writeUInt16BE(at, offset);
+  }
+  return out.subarray(0, offset);
 }
 
 /** Rows per INSERT into an index: 2 parameters a row. */
 const ROWS_PER_INSERT = 1000;
+
+/**
+ * The statement that adds `rows` documents to an index, with its placeholders. Written once per
+ * size and reused: building it through the query builder (2,000 parameters a statement, one
+ * fragment per row) cost more than the index's own JavaScript work in a bulk import.
+ */
+const insertStatements = new Map<string, string>();
+function insertStatement(dialect: Dialect, index: FullTextIndex, rows: number): string {
+  const key = `${dialect} ${index} ${rows}`;
+  let text = insertStatements.get(key);
+  if (text === undefined) {
+    const values = Array.from({ length: rows }, (_, row) =>
+      dialect === 'postgres' ? `($${2 * row + 1}::integer, $${2 * row + 2}::tsvector)` : '(?, ?)',
+    ).join(', ');
+    text =
+      dialect === 'postgres'
+        ? `INSERT INTO "${index}" ("${POSTGRES_KEYS[index].column}", document) VALUES ${values}`
+        : `INSERT INTO "${index}" (rowid, text) VALUES ${values}`;
+    insertStatements.set(key, text);
+  }
+  return text;
+}
 
 /** Adds documents to an index, in the transaction that stores them. */
 export async function addToIndex(
@@ -91,17 +140,11 @@ export async function addToIndex(
   index: FullTextIndex,
   documents: readonly IndexedDocument[],
 ): Promise<void> {
+  const encode = dialect === 'postgres' ? postgresTsvector : sqliteIndexText;
   for (let start = 0; start < documents.length; start += ROWS_PER_INSERT) {
     const chunk = documents.slice(start, start + ROWS_PER_INSERT);
-    if (dialect === 'postgres') {
-      const values = sql.join(chunk.map(({ id, fields }) => sql`(${id}, ${postgresTsvector(fields)}::tsvector)`));
-      await sql`INSERT INTO ${sql.table(index)} (${sql.ref(POSTGRES_KEYS[index].column)}, document) VALUES ${values}`.execute(
-        db,
-      );
-    } else {
-      const values = sql.join(chunk.map(({ id, fields }) => sql`(${id}, ${sqliteIndexText(fields)})`));
-      await sql`INSERT INTO ${sql.table(index)} (rowid, text) VALUES ${values}`.execute(db);
-    }
+    const parameters = chunk.flatMap(({ id, fields }) => [id, encode(fields)]);
+    await db.executeQuery(CompiledQuery.raw(insertStatement(dialect, index, chunk.length), parameters));
   }
 }
 

@@ -300,7 +300,7 @@ describeEachDialect('message search', (dialect) => {
     ]);
   });
 
-  it('indexes on PostgreSQL exactly what to_tsvector would make of the same words', async () => {
+  it('indexes on PostgreSQL exactly what to_tsvector would make of the same words (sent in binary)', async () => {
     if (dialect === 'sqlite') return; // SQLite's side: tokenisesAlikeInSqlite's property test
     const texts = [
       { subject: 'Café ÆRØ', body: `${ESC}[1;31mRed${ESC}[0m modem, modem; MODEM! 2400baud e-mail Straße` },
@@ -308,6 +308,7 @@ describeEachDialect('message search', (dialect) => {
       { subject: 'Repeats', body: 'echo '.repeat(300) },
       { subject: 'Long', body: Array.from({ length: 17_000 }, (_, index) => `w${index % 50}`).join(' ') },
       { subject: 'Скорость модема', body: 'ἀρχή 東京 한국어 ½ ² x²' },
+      { subject: 'Astral 𝒳 𝔸', body: `ｆｕｌｌ 🎉 modem🎉modem ${'a'.repeat(70)} ${'é'.repeat(70)} ǅ ẞ` },
     ];
     for (const text of texts) {
       const { rows } = await sql<{ same: boolean }>`
