@@ -75,6 +75,8 @@ export interface DatabaseRun {
   readonly database: DatabaseKind;
   readonly messageCount: number;
   readonly seeding: { readonly seconds: number; readonly messagesPerSec: number };
+  /** The same import by a build that writes no search index, just before the seeding (null in older results). */
+  readonly importWithoutIndex: { readonly seconds: number; readonly messagesPerSec: number } | null;
   /** Walking every page (limit 100) to find the deep cursor, which also counts the messages. */
   readonly walk: { readonly pages: number; readonly messagesSeen: number; readonly seconds: number };
   /** The message the deep page starts after (its cursor's key is this message's position). */

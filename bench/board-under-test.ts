@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
@@ -36,7 +36,9 @@ export interface BoardUnderTest {
   /** Only logs in, so its many sessions never end the reader's (maxSessionsPerUser). */
   readonly loginUser: Account;
   readonly apiKey: string;
-  readonly seeding: { readonly seconds: number; readonly messagesPerSec: number };
+  readonly seeding: ImportTiming;
+  /** The same import by a build that writes no search index (null when not measured). */
+  readonly importWithoutIndex: ImportTiming | null;
   readonly idleRssBytes: number;
   /** The stored argon2 hash of `username`. */
   passwordHashOf(username: string): Promise<string>;
@@ -86,45 +88,28 @@ export async function startBoardUnderTest(options: {
   readonly postgresUrl: string;
   readonly dir: string;
   readonly baudCommand: string;
+  /** A build whose imports write no search index (`buildWithoutMessageIndex`): its rate is measured first. */
+  readonly baudCommandWithoutIndex?: string;
   readonly fixture: string;
   readonly messageCount: number;
   readonly logLevel: string;
   readonly progress: Progress;
   readonly cleanup: Cleanup;
 }): Promise<BoardUnderTest> {
-  const { dir, progress, cleanup } = options;
-  mkdirSync(dir, { recursive: true });
-  let databaseUrl = `sqlite:${path.join(dir, 'baud.db')}`;
-  let schema = '';
-  if (options.database === 'postgres') {
-    schema = freshSchemaName();
-    databaseUrl = boardDatabaseUrl(options.postgresUrl, schema);
-    cleanup.defer(`drop PostgreSQL schema ${schema}`, () => dropSchema(options.postgresUrl, schema));
+  const { progress } = options;
+  // The same fixture first through a build whose index writes are gone, on a board of its own:
+  // the import rate without the search index, minutes from the one with it (same data, same run).
+  let withoutIndex: ImportTiming | null = null;
+  if (options.baudCommandWithoutIndex !== undefined) {
+    const bare = createBoard({ ...options, dir: `${options.dir}-without-index` }, options.baudCommandWithoutIndex);
+    progress.log(`  importing the same ${count(options.messageCount)} messages without the search index …`);
+    withoutIndex = await importFixture(bare.baud, options.fixture, options.messageCount, progress);
+    await bare.remove();
   }
-  const configPath = path.join(dir, 'config.hjson');
-  writeFileSync(configPath, JSON.stringify(boardConfig(dir, databaseUrl, options.logLevel), null, 2));
-  const baud: BaudInstallation = { baudCommand: options.baudCommand, configPath };
-
-  progress.log(`  seeding ${options.messageCount.toLocaleString('en-US')} messages with baud message import …`);
-  const started = performance.now();
-  const { imported } = await runBaudCommand<{ imported: number }>(
-    baud,
-    ['message', 'import', MESSAGE_AREA, options.fixture],
-    {
-      onStderrLine: (line) => {
-        const done = /imported (\d+)/.exec(line)?.[1];
-        if (done) {
-          const seconds = (performance.now() - started) / 1000;
-          progress.update(
-            `  imported ${Number(done).toLocaleString('en-US')} / ${options.messageCount.toLocaleString('en-US')} messages (${seconds.toFixed(0)} s)`,
-          );
-        }
-      },
-    },
-  );
-  const seconds = (performance.now() - started) / 1000;
-  if (imported !== options.messageCount) throw new Error(`imported ${imported} of ${options.messageCount} messages`);
-  progress.log(`  imported ${imported.toLocaleString('en-US')} messages in ${seconds.toFixed(1)} s`);
+  const { baud, databaseUrl, schema } = createBoard(options, options.baudCommand);
+  progress.log(`  seeding ${count(options.messageCount)} messages with baud message import …`);
+  const { seconds, messagesPerSec } = await importFixture(baud, options.fixture, options.messageCount, progress);
+  const { dir, cleanup } = options;
 
   const newAccount = async (username: string): Promise<Account> => {
     const password = randomBytes(12).toString('hex');
@@ -159,7 +144,8 @@ export async function startBoardUnderTest(options: {
     reader,
     loginUser,
     apiKey,
-    seeding: { seconds, messagesPerSec: imported / seconds },
+    seeding: { seconds, messagesPerSec },
+    importWithoutIndex: withoutIndex,
     idleRssBytes,
     analyzeStatistics: options.database === 'postgres' ? () => analyzeSchema(options.postgresUrl, schema) : null,
     async passwordHashOf(username) {
@@ -176,4 +162,73 @@ export async function startBoardUnderTest(options: {
       }
     },
   };
+}
+
+export interface ImportTiming {
+  readonly seconds: number;
+  readonly messagesPerSec: number;
+}
+
+const count = (value: number) => value.toLocaleString('en-US');
+
+/** A fresh board in `dir` (a fresh schema on PostgreSQL, dropped by `remove` or at cleanup) run by `baudCommand`. */
+function createBoard(
+  options: {
+    readonly database: DatabaseKind;
+    readonly postgresUrl: string;
+    readonly dir: string;
+    readonly logLevel: string;
+    readonly cleanup: Cleanup;
+  },
+  baudCommand: string,
+) {
+  const { dir, cleanup } = options;
+  mkdirSync(dir, { recursive: true });
+  let databaseUrl = `sqlite:${path.join(dir, 'baud.db')}`;
+  let schema = '';
+  if (options.database === 'postgres') {
+    schema = freshSchemaName();
+    databaseUrl = boardDatabaseUrl(options.postgresUrl, schema);
+  }
+  const drop = async () => {
+    if (schema !== '') await dropSchema(options.postgresUrl, schema);
+  };
+  if (schema !== '') cleanup.defer(`drop PostgreSQL schema ${schema}`, drop);
+  const configPath = path.join(dir, 'config.hjson');
+  writeFileSync(configPath, JSON.stringify(boardConfig(dir, databaseUrl, options.logLevel), null, 2));
+  const baud: BaudInstallation = { baudCommand, configPath };
+  return {
+    baud,
+    databaseUrl,
+    schema,
+    async remove() {
+      await drop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Runs `baud message import` of the fixture into the board's area and times it (start-up included). */
+async function importFixture(
+  baud: BaudInstallation,
+  fixture: string,
+  messageCount: number,
+  progress: Progress,
+): Promise<ImportTiming> {
+  const started = performance.now();
+  const { imported } = await runBaudCommand<{ imported: number }>(baud, ['message', 'import', MESSAGE_AREA, fixture], {
+    onStderrLine: (line) => {
+      const done = /imported (\d+)/.exec(line)?.[1];
+      if (done) {
+        const seconds = (performance.now() - started) / 1000;
+        progress.update(
+          `  imported ${count(Number(done))} / ${count(messageCount)} messages (${seconds.toFixed(0)} s)`,
+        );
+      }
+    },
+  });
+  const seconds = (performance.now() - started) / 1000;
+  if (imported !== messageCount) throw new Error(`imported ${imported} of ${messageCount} messages`);
+  progress.log(`  imported ${count(imported)} messages in ${seconds.toFixed(1)} s`);
+  return { seconds, messagesPerSec: imported / seconds };
 }

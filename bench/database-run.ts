@@ -217,6 +217,8 @@ export async function runDatabase(options: {
   readonly postgresUrl: string;
   readonly dir: string;
   readonly baudCommand: string;
+  /** The same build with no search index writes, whose import rate is measured first. */
+  readonly baudCommandWithoutIndex: string;
   readonly fixture: string;
   readonly transferFile: TransferFile;
   readonly settings: BenchSettings;
@@ -231,6 +233,7 @@ export async function runDatabase(options: {
     postgresUrl: options.postgresUrl,
     dir: options.dir,
     baudCommand: options.baudCommand,
+    baudCommandWithoutIndex: options.baudCommandWithoutIndex,
     fixture: options.fixture,
     messageCount: settings.messageCount,
     logLevel: settings.logLevel,
@@ -393,6 +396,7 @@ export async function runDatabase(options: {
     database: options.database,
     messageCount: settings.messageCount,
     seeding: board.seeding,
+    importWithoutIndex: board.importWithoutIndex,
     walk,
     deepPageAfterMessage,
     idleRssBytes: board.idleRssBytes,

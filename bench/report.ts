@@ -127,6 +127,12 @@ function otherFigures(style: Style, run: DatabaseRun): string {
       `${count(run.messageCount)} messages in ${run.seeding.seconds.toFixed(1)} s = ${count(run.seeding.messagesPerSec)} messages/s`,
     ],
     [
+      'the same import without the search index (a build whose `indexMessages` writes nothing, just before)',
+      run.importWithoutIndex === null
+        ? 'not measured'
+        : `${run.importWithoutIndex.seconds.toFixed(1)} s = ${count(run.importWithoutIndex.messagesPerSec)} messages/s`,
+    ],
+    [
       'walking the area, 100 a page, for the deep cursor',
       `${count(run.walk.pages)} pages, ${count(run.walk.messagesSeen)} messages in ${run.walk.seconds.toFixed(1)} s`,
     ],

@@ -30,7 +30,7 @@ import { assertPostgresReachable } from './postgres-schema.js';
 import { MiB } from './process-memory.js';
 import { createProgress } from './progress.js';
 import { renderMarkdown, renderText, updateGeneratedSection, writeResultsJson } from './report.js';
-import { buildServer } from './server-build.js';
+import { buildServer, buildWithoutMessageIndex } from './server-build.js';
 import { evaluateTargets, missedTargets } from './targets.js';
 import { writeTransferFile } from './transfers.js';
 
@@ -77,6 +77,8 @@ async function main(): Promise<number> {
     `  ${build.seconds.toFixed(1)} s${build.typeErrors.length > 0 ? `, ${build.typeErrors.length} type errors (emitted anyway): ${build.typeErrors[0]}` : ''}`,
   );
 
+  const withoutIndex = buildWithoutMessageIndex(build, path.join(dir, 'build-without-index'));
+
   const fixture = path.join(dir, 'messages.jsonl');
   progress.log(
     `writing ${settings.messageCount.toLocaleString('en-US')} messages as JSON Lines${settings.quick ? ' (--quick: the full run has 1,000,000)' : ''} …`,
@@ -102,6 +104,7 @@ async function main(): Promise<number> {
         postgresUrl: options.postgresUrl ?? '',
         dir: path.join(dir, database),
         baudCommand: build.baudCommand,
+        baudCommandWithoutIndex: withoutIndex.baudCommand,
         fixture,
         transferFile,
         settings,
