@@ -1,14 +1,11 @@
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { type Migrator, sql } from 'kysely';
-import { afterAll, expect, it } from 'vitest';
+import { sql } from 'kysely';
+import { expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.js';
-import { boardMigrator, type Database, lostMigrationRace, openDatabase } from '../../src/db/database.js';
+import type { Database } from '../../src/db/database.js';
 import { addToLiveCounts } from '../../src/messages/message-live-counts.js';
 import { createMessageStore } from '../../src/messages/message-store.js';
-import { describeEachDialect, dropSchema, POSTGRES_URL } from '../support/test-board.js';
+import { openDatabaseAt } from '../support/database-at-migration.js';
+import { describeEachDialect } from '../support/test-board.js';
 
 /** Messages of a board made before 0009: three areas, ids with gaps wider than a backfill batch, some deleted. */
 const EXISTING = [
@@ -39,27 +36,9 @@ async function nodesOf(database: Database): Promise<NodeRow[]> {
  * code keeps from then on (so later posts and deletions add to the right ones), and exact counts.
  */
 describeEachDialect('0009-live-counts on an existing board', (dialect) => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'baud-live-counts-'));
-  const schema = `baud_live_counts_${randomBytes(6).toString('hex')}`;
-  afterAll(async () => {
-    if (dialect === 'postgres') await dropSchema(schema);
-    rmSync(dir, { recursive: true, force: true });
-  });
-
   it('counts the live messages already there, by the nodes the code keeps, in batches over gaps in the ids', async () => {
-    const url = dialect === 'sqlite' ? `sqlite:${path.join(dir, 'old.db')}` : `${POSTGRES_URL}?schema=${schema}`;
-    const database = await openDatabase(url, { poolSize: 2 });
+    const { database, upgrade, close } = await openDatabaseAt(dialect, '0008-one-area-index');
     try {
-      const migrator = boardMigrator(database);
-      // As migrateToLatest does: another test file dropping its schema meanwhile is no failure of ours.
-      const migrate = async (run: () => ReturnType<Migrator['migrateToLatest']>) => {
-        for (let attempt = 1; ; attempt += 1) {
-          const { error } = await run();
-          if (!error) return;
-          if (attempt === 5 || !lostMigrationRace(error, database)) throw error;
-        }
-      };
-      await migrate(() => migrator.migrateTo('0008-one-area-index'));
       for (const { id, areaTag, isDeleted } of EXISTING) {
         await sql`INSERT INTO messages (id, uuid, area_tag, from_user_name, to_user_name, subject, body, timestamp,
                     network, thread_root_id, thread_path, deleted_at)
@@ -67,7 +46,7 @@ describeEachDialect('0009-live-counts on an existing board', (dialect) => {
                     's', 'b', '2020-01-01T00:00:00.000Z', '{}', ${id}, ${String(id)},
                     ${isDeleted ? '2021-01-01T00:00:00.000Z' : null})`.execute(database.db);
       }
-      await migrate(() => migrator.migrateToLatest());
+      await upgrade();
 
       const migrated = await nodesOf(database);
       await database.db.deleteFrom('messageLiveCounts').execute();
@@ -95,7 +74,7 @@ describeEachDialect('0009-live-counts on an existing board', (dialect) => {
         }
       }
     } finally {
-      await database.close();
+      await close();
     }
   });
 });

@@ -1,15 +1,11 @@
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { type Migrator, sql } from 'kysely';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { boardMigrator, lostMigrationRace, openDatabase } from '../../src/db/database.js';
 import { importMessages } from '../../src/messages/message-import.js';
 import { findMessages } from '../../src/messages/message-search-index.js';
 import { MAX_THREAD_DEPTH } from '../../src/messages/message-thread.js';
 import { parseSearchQuery } from '../../src/search/search-query.js';
-import { describeEachDialect, dropSchema, POSTGRES_URL } from '../support/test-board.js';
+import { openDatabaseAt } from '../support/database-at-migration.js';
+import { describeEachDialect } from '../support/test-board.js';
 import { API, createMessageTestBoard, linesOf, type MessageTestBoard, seedMessages } from './message-fixture.js';
 
 interface ThreadItem {
@@ -243,27 +239,9 @@ describeEachDialect('threads', (dialect) => {
  * are walked from each root, and every message is indexed.
  */
 describeEachDialect('threads migration on an existing board', (dialect) => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'baud-threads-'));
-  const schema = `baud_threads_${randomBytes(6).toString('hex')}`;
-  afterAll(async () => {
-    if (dialect === 'postgres') await dropSchema(schema);
-    rmSync(dir, { recursive: true, force: true });
-  });
-
   it('fills in threadRootId and the thread order of existing messages', async () => {
-    const url = dialect === 'sqlite' ? `sqlite:${path.join(dir, 'old.db')}` : `${POSTGRES_URL}?schema=${schema}`;
-    const database = await openDatabase(url, { poolSize: 2 });
+    const { database, upgrade, close } = await openDatabaseAt(dialect, '0003-new-scan');
     try {
-      const migrator = boardMigrator(database);
-      // As migrateToLatest does: another test file dropping its schema meanwhile is no failure of ours.
-      const migrate = async (run: () => ReturnType<Migrator['migrateToLatest']>) => {
-        for (let attempt = 1; ; attempt += 1) {
-          const { error } = await run();
-          if (!error) return;
-          if (attempt === 5 || !lostMigrationRace(error, database)) throw error;
-        }
-      };
-      await migrate(() => migrator.migrateTo('0003-new-scan'));
       // 1 ← 2 ← 3, 1 ← 4, and 5 alone; 6 replies to a message that is gone.
       const insert = (id: number, replyTo: number | null) =>
         sql`INSERT INTO messages (id, uuid, area_tag, reply_to_message_id, from_user_name, to_user_name, subject, body, timestamp, network)
@@ -275,7 +253,7 @@ describeEachDialect('threads migration on an existing board', (dialect) => {
       await insert(3, 2);
       await insert(4, 1);
       await insert(5, null);
-      await migrate(() => migrator.migrateToLatest());
+      await upgrade();
       const rows = await database.db
         .selectFrom('messages')
         .select(['id', 'threadRootId', 'threadPath'])
@@ -308,7 +286,7 @@ describeEachDialect('threads migration on an existing board', (dialect) => {
       );
       expect(found.rows.map((message) => message.messageId)).toEqual([5, 3]);
     } finally {
-      await database.close();
+      await close();
     }
   });
 });
