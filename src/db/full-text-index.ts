@@ -159,6 +159,16 @@ export async function clearIndex(db: Executor, index: FullTextIndex): Promise<vo
   await sql`DELETE FROM ${sql.table(index)}`.execute(db);
 }
 
+/**
+ * Merges what a bulk load left in an index's GIN pending list into the index itself
+ * (PostgreSQL; nothing on SQLite). New entries wait in that list, which every search reads in
+ * full, until VACUUM merges it — and autovacuum may not come for a long time: a rare word took
+ * 2 ms instead of 0.04 ms after a 1,000,000-message import.
+ */
+export async function mergePendingEntries(db: Executor, dialect: Dialect, index: FullTextIndex): Promise<void> {
+  if (dialect === 'postgres') await sql`SELECT gin_clean_pending_list(${`${index}_document`}::regclass)`.execute(db);
+}
+
 /** How long a node keeps PostgreSQL's word statistics before reading them again: they change only when ANALYZE runs. */
 const WORD_SHARES_MAX_AGE_MS = 60_000;
 

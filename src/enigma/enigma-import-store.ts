@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Database, Executor } from '../db/database.js';
+import { mergePendingEntries } from '../db/full-text-index.js';
 import type { Tables } from '../db/schema.js';
 import { indexFiles } from '../files/file-search-index.js';
 import { freeFileName } from '../files/file-store.js';
@@ -274,8 +275,10 @@ export function createEnigmaImportStore(database: Database) {
       }
     },
 
-    /** Up-to-date planner statistics after a bulk load (PostgreSQL). */
+    /** Up-to-date planner statistics and search indexes after a bulk load (PostgreSQL). */
     async analyze(): Promise<void> {
+      await mergePendingEntries(db, dialect, 'message_search');
+      await mergePendingEntries(db, dialect, 'file_search');
       if (dialect === 'postgres') await sql`ANALYZE users, messages, message_areas, message_search, files`.execute(db);
     },
   };

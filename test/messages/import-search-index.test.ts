@@ -93,4 +93,18 @@ describeEachDialect('search index of imported messages', (dialect) => {
       expect(found, query).toEqual(await searchSubjects('members', query));
     }
   });
+
+  it.runIf(dialect === 'postgres')(
+    'leaves nothing in the GIN pending list, which every search would read in full',
+    async () => {
+      const lines = TEXTS.map((text) =>
+        JSON.stringify({ from: 'Importer', subject: text.subject, body: text.body, timestamp: '2024-01-02T03:04:05Z' }),
+      );
+      await importMessages(board.board, 'chatter', linesOf(lines), () => {}, { batchSize: 3 });
+      // gin_clean_pending_list answers how many pending pages it had to merge: none are left.
+      const { rows } = await sql<{ merged: number }>`
+      SELECT gin_clean_pending_list('message_search_document'::regclass) AS merged`.execute(board.board.db);
+      expect(Number(rows[0]?.merged)).toBe(0);
+    },
+  );
 });
