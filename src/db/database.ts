@@ -327,7 +327,9 @@ export async function migrateToLatest(database: Database): Promise<string[]> {
  *   migration applied and skips it.
  * - PostgreSQL: the migrator first looks for its tables by introspecting every schema of the
  *   database; when another board sharing the database drops its schema during that read,
- *   PostgreSQL answers "schema … does not exist" (3F000) for a schema that is not ours.
+ *   PostgreSQL answers "schema … does not exist" (3F000) for a schema that is not ours, or,
+ *   when a table went with it while the read looked up its columns' sequences, "column … of
+ *   relation … does not exist" (42703).
  *
  * A migration that is simply wrong fails the same way every time and is reported after the
  * last try.
@@ -339,6 +341,7 @@ export function lostMigrationRace(error: unknown, database: Pick<Database, 'dial
   };
   if (typeof message !== 'string') return false;
   if (database.dialect === 'sqlite') return /already exists|duplicate column name/.test(message);
+  if (code === '42703') return /^column ".*" of relation ".*" does not exist$/.test(message);
   return code === '3F000' && !(database.schema !== null && message.includes(`"${database.schema}"`));
 }
 

@@ -11,6 +11,11 @@ describe('which migration errors are tried again', () => {
   it("retries on PostgreSQL when another schema vanished during Kysely's introspection", () => {
     expect(lostMigrationRace(schemaGone('baud_test_other'), postgres('baud_test_mine'))).toBe(true);
     expect(lostMigrationRace(schemaGone('baud_test_other'), postgres(null))).toBe(true);
+    // Seen in CI: another board's table dropped while the introspection read its columns.
+    const columnGone = Object.assign(new Error('column "subject" of relation "messages" does not exist'), {
+      code: '42703',
+    });
+    expect(lostMigrationRace(columnGone, postgres('baud_test_mine'))).toBe(true);
   });
 
   it('retries on SQLite when another process made the table first', () => {
