@@ -360,7 +360,8 @@ describeInBrowser('the web reader in a browser', () => {
     await page.getByLabel(/^Location/).fill('Stockholm');
     await expect(page.getByLabel(/^Location/).getAttribute('maxlength')).resolves.toBe('64');
     await page.getByRole('button', { name: 'Save' }).click();
-    await expect(page.getByRole('status').filter({ hasText: 'Saved' }).count()).resolves.toBeGreaterThan(0);
+    // Wait for the answer: counting right after the click raced the save (failed once in CI).
+    await page.getByRole('status').filter({ hasText: 'Saved' }).first().waitFor();
 
     const visitor = await open();
     await logInThroughForm(visitor, fixture.sysop);
