@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database as BaudDatabase, migrateToLatest, openDatabase } from '../../src/db/database.js';
 import { importEnigmaBoard } from '../../src/enigma/enigma-import.js';
 import { EnigmaSource } from '../../src/enigma/enigma-source.js';
-import { createEnigmaCopies, enigmaMessageInsert } from '../support/enigma-copies.js';
+import { copyEnigmaFileRow, createEnigmaCopies, enigmaMessageInsert } from '../support/enigma-copies.js';
 import { ENIGMA_FIXTURE } from '../support/enigma-synthetic.js';
 import { describeEachDialect } from '../support/test-board.js';
 
@@ -192,12 +192,7 @@ describeEachDialect('baud import enigma, hostile and awkward sources', (dialect)
     writeFileSync(secret, 'the host’s secret');
     const source = sourceCopy('escape', (db) => {
       const copy = (id: number, relPath: string | null, fileName: string) =>
-        db.file
-          .prepare(
-            `INSERT INTO file (file_id, area_tag, file_sha256, file_name, storage_tag, storage_tag_rel_path, desc, desc_long, upload_timestamp)
-             SELECT ?, area_tag, ?, ?, storage_tag, ?, desc, desc_long, upload_timestamp FROM file WHERE file_id = 26`,
-          )
-          .run(id, `${'0'.repeat(60)}${id}`, fileName, relPath);
+        copyEnigmaFileRow(db.file, id, relPath, fileName);
       copy(901, '../../..', 'host-secret.txt');
       copy(902, null, secret);
       copy(903, null, '../../../host-secret.txt');
@@ -238,12 +233,7 @@ describeEachDialect('baud import enigma, hostile and awkward sources', (dialect)
   it('stores a safe file name, and a second file of the same name in an area under a free one', async () => {
     const source = sourceCopy('names', (db) => {
       const copy = (id: number, relPath: string | null, fileName: string) =>
-        db.file
-          .prepare(
-            `INSERT INTO file (file_id, area_tag, file_sha256, file_name, storage_tag, storage_tag_rel_path, desc, desc_long, upload_timestamp)
-             SELECT ?, area_tag, ?, ?, storage_tag, ?, desc, desc_long, upload_timestamp FROM file WHERE file_id = 26`,
-          )
-          .run(id, `${'0'.repeat(60)}${id}`, fileName, relPath);
+        copyEnigmaFileRow(db.file, id, relPath, fileName);
       copy(905, 'more', 'bbs-etiquette.txt');
       copy(906, 'more', 'evil\u202Etxt.exe');
     });

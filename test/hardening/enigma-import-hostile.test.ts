@@ -15,7 +15,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database as BaudDatabase } from '../../src/db/database.js';
 import { API, createMessageTestBoard, type MessageTestBoard } from '../messages/message-fixture.js';
-import { createEnigmaCopies, enigmaMessageInsert } from '../support/enigma-copies.js';
+import { copyEnigmaFileRow, createEnigmaCopies, enigmaMessageInsert } from '../support/enigma-copies.js';
 import { ENIGMA_FIXTURE } from '../support/enigma-synthetic.js';
 import { runBaud } from '../support/run-baud.js';
 import { describeEachDialect, fakeClock } from '../support/test-board.js';
@@ -55,12 +55,7 @@ describeEachDialect('baud import enigma, hostile boards', (dialect) => {
       // A link to a file of the base itself is refused too: a link is never what ENiGMA½ stored.
       symlinkSync(path.join(pubFiles, 'bbs-etiquette.txt'), path.join(pubFiles, 'etiquette-again.txt'));
       const copy = (id: number, relPath: string | null, fileName: string) =>
-        db.file
-          .prepare(
-            `INSERT INTO file (file_id, area_tag, file_sha256, file_name, storage_tag, storage_tag_rel_path, desc, desc_long, upload_timestamp)
-             SELECT ?, area_tag, ?, ?, storage_tag, ?, desc, desc_long, upload_timestamp FROM file WHERE file_id = 26`,
-          )
-          .run(id, `${'0'.repeat(60)}${id}`, fileName, relPath);
+        copyEnigmaFileRow(db.file, id, relPath, fileName);
       copy(911, null, 'innocent.txt');
       copy(912, 'more', 'host-secret.txt');
       copy(913, null, 'more/host-secret.txt');

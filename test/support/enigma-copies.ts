@@ -93,3 +93,16 @@ export function enigmaMessageInsert(
        subject, message, modified_timestamp) VALUES (${id}, '${areaTag}', '9b1a4c3e-0000-4000-8000-${uuidTail}',
        ${replyTo}, 'All', 'sysop', '${subject}', 'Body of ${id}.', '2026-11-20T10:00:00.000+00:00')`;
 }
+
+/**
+ * Adds to ENiGMA½'s `file` table a copy of the fixture's file 26 under another id, name and
+ * storage sub-path (null: the storage directory itself) — a row as a hostile or odd board has it.
+ */
+export function copyEnigmaFileRow(file: Database.Database, id: number, relPath: string | null, fileName: string): void {
+  file
+    .prepare(
+      `INSERT INTO file (file_id, area_tag, file_sha256, file_name, storage_tag, storage_tag_rel_path, desc, desc_long, upload_timestamp)
+       SELECT ?, area_tag, ?, ?, storage_tag, ?, desc, desc_long, upload_timestamp FROM file WHERE file_id = 26`,
+    )
+    .run(id, `${'0'.repeat(60)}${id}`, fileName, relPath);
+}

@@ -1,17 +1,15 @@
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { type BaudClient, createBaudClient } from '../../clients/typescript/src/index.js';
 import type { Credential } from '../../src/setup/init-board.js';
 import {
+  axeViolations,
   describeInBrowser,
   logInThroughForm,
   type ReaderFixture,
   startReaderFixture,
 } from '../support/reader-server.js';
 
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const API = '/_baud/api/v1';
 
 const label = (prefix: string, n: number) => `${prefix} ${String(n).padStart(2, '0')}`;
@@ -82,20 +80,6 @@ describeInBrowser('reading an area in the web reader', () => {
   }
 
   const pager = (page: Page) => page.getByRole('navigation', { name: 'Message pages' });
-
-  async function axeViolations(page: Page) {
-    await page.evaluate(AXE_SOURCE);
-    return page.evaluate(async () => {
-      const axe = (
-        window as unknown as {
-          axe: { run(): Promise<{ violations: Array<{ id: string; impact: string; nodes: unknown[] }> }> };
-        }
-      ).axe;
-      return (await axe.run()).violations
-        .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-        .map((violation) => `${violation.id} (${violation.nodes.length})`);
-    });
-  }
 
   it('opens an area at a member’s first unread message, pages older and newer, and reloads each page to itself', async () => {
     const demo = await clientOf(fixture.demo);

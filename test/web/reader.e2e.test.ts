@@ -1,16 +1,15 @@
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { type BaudClient, createBaudClient } from '../../clients/typescript/src/index.js';
 import {
+  axeViolations,
   describeInBrowser,
   logInThroughForm,
   type ReaderFixture,
   startReaderFixture,
 } from '../support/reader-server.js';
 
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const API = '/_baud/api/v1';
 
 /**
@@ -404,18 +403,7 @@ describeInBrowser('the web reader in a browser', () => {
       for (const [path, ready] of views) {
         await page.goto(path);
         await ready();
-        await page.evaluate(AXE_SOURCE);
-        const violations = await page.evaluate(async () => {
-          const axe = (
-            window as unknown as {
-              axe: { run(): Promise<{ violations: Array<{ id: string; impact: string; nodes: unknown[] }> }> };
-            }
-          ).axe;
-          const result = await axe.run();
-          return result.violations
-            .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-            .map((violation) => `${violation.id} (${violation.nodes.length})`);
-        });
+        const violations = await axeViolations(page);
         expect(violations, `${path} before switching to ${theme}`).toEqual([]);
       }
       await page.getByRole('button', { name: theme }).click();
