@@ -237,25 +237,22 @@ export function createMessageService(deps: {
 
   /**
    * The caller's pointer and unread count in each area, in the order given. No pointer: every
-   * live message is unread (the area's counter); else the area's live counts after it (a few
-   * lookups at any area size, wherever the pointer stands: see message-live-counts.ts).
+   * live message is unread (the area's counter); else the area's live counts after it (one
+   * statement for all the areas, a few lookups each at any area size: message-live-counts.ts).
    */
   async function pointersIn(
     user: UserCaller['user'],
     areaTags: readonly string[],
     counters: ReadonlyMap<string, AreaCounters>,
   ): Promise<AreaPointer[]> {
-    const pointers = await store.pointersOf(user.id, areaTags);
-    return Promise.all(
-      areaTags.map(async (areaTag) => {
-        const lastReadMessageId = pointers.get(areaTag) ?? null;
-        const unreadCount =
-          lastReadMessageId === null
-            ? (counters.get(areaTag) ?? NO_MESSAGES).messageCount
-            : await store.countLiveAfter(areaTag, lastReadMessageId);
-        return { areaTag, lastReadMessageId, unreadCount };
+    const pointers = await store.pointersWithUnread(user.id, areaTags);
+    return areaTags.map((areaTag) => ({
+      areaTag,
+      ...(pointers.get(areaTag) ?? {
+        lastReadMessageId: null,
+        unreadCount: (counters.get(areaTag) ?? NO_MESSAGES).messageCount,
       }),
-    );
+    }));
   }
 
   async function areaDetails(
@@ -390,7 +387,8 @@ export function createMessageService(deps: {
       access.readableMessageArea(caller, areaTag);
       const { user } = userOf(caller, 'keep a new-scan pointer');
       const lastReadMessageId = Math.min(requested, await store.highestMessageId(areaTag));
-      await store.transaction(async (queries, trx) => {
+      // The count is read in the write's transaction: it belongs to the pointer just written.
+      const written = await store.transaction(async (queries, trx) => {
         await queries.setPointer(user.id, areaTag, lastReadMessageId, clock.now().toISOString());
         await events.append(trx, {
           type: 'pointer.updated',
@@ -398,8 +396,9 @@ export function createMessageService(deps: {
           userId: user.id,
           data: { areaTag, lastReadMessageId },
         });
+        return (await queries.pointersWithUnread(user.id, [areaTag])).get(areaTag);
       });
-      return { areaTag, lastReadMessageId, unreadCount: await store.countLiveAfter(areaTag, lastReadMessageId) };
+      return { areaTag, lastReadMessageId, unreadCount: written?.unreadCount ?? 0 };
     },
 
     async listUnread(caller) {

@@ -6,13 +6,7 @@ import { type Page, type PageRequest, pageFromRows, rowsToFetch } from '../db/ke
 import { prepareQuery } from '../db/prepared-query.js';
 import type { MessagesTable, Tables } from '../db/schema.js';
 import { ServiceUnavailableError } from '../errors.js';
-import {
-  addToLiveCounts,
-  type LiveCountParams,
-  liveCountAfterParams,
-  liveCountAfterQuery,
-  MAX_COUNT_NODES,
-} from './message-live-counts.js';
+import { addToLiveCounts, pointersWithUnreadQuery } from './message-live-counts.js';
 import { createMessageReadCache } from './message-read-cache.js';
 import { MAX_MESSAGE_ID, type MessageOrder } from './message-rules.js';
 import {
@@ -62,6 +56,12 @@ export interface AreaCounters {
   readonly lastMessageAt: string | null;
 }
 
+/** A user's new-scan pointer in an area, and the live messages after it. */
+export interface PointerWithUnread {
+  readonly lastReadMessageId: number;
+  readonly unreadCount: number;
+}
+
 const SUMMARY_COLUMNS = [
   'id as messageId',
   'uuid',
@@ -88,7 +88,7 @@ const ROWS_PER_INSERT = 500;
  */
 export function createMessageStore(database: Pick<Database, 'db' | 'dialect'>, clock: Clock) {
   const { db, dialect } = database;
-  const prepared = prepareMessageQueries(db);
+  const prepared = prepareMessageQueries(db, dialect);
   const remembered = createMessageReadCache(clock);
   const { written } = remembered;
   const queries = messageQueries(db, dialect, prepared, written);
@@ -270,7 +270,7 @@ function liveReplyCount(eb: ExpressionBuilder<Tables & { m: MessagesTable }, 'm'
 }
 
 /** The queries of reading and posting, built once (see `prepareQuery`) and run in any executor. */
-function prepareMessageQueries(db: Db) {
+function prepareMessageQueries(db: Db, dialect: Dialect) {
   return {
     areaPage: prepareQuery(db, (p: AreaPageParams) => areaPageQuery(db, p)),
     newestAreaPage: prepareQuery(db, (p: NewestAreaPageParams) => newestAreaPageQuery(db, p)),
@@ -295,9 +295,8 @@ function prepareMessageQueries(db: Db) {
         .where('id', '=', p.messageId)
         .where('deletedAt', 'is', null),
     ),
-    /** One statement per number of nodes a count reads (index 0: one node). */
-    liveCountAfter: Array.from({ length: MAX_COUNT_NODES }, (_, index) =>
-      prepareQuery(db, (p: LiveCountParams) => liveCountAfterQuery(db, p, index + 1)),
+    pointerWithUnread: prepareQuery(db, (p: { userId: number; areaTag: string }) =>
+      pointersWithUnreadQuery(db, dialect, { userId: p.userId, areaTags: [p.areaTag] }),
     ),
     pointer: prepareQuery(db, (p: { userId: number; areaTag: string }) =>
       db
@@ -412,13 +411,24 @@ function messageQueries(db: Executor, dialect: Dialect, prepared: PreparedMessag
     },
 
     /**
-     * Live messages of an area after `afterId`, from the area's live counts (see
-     * message-live-counts.ts): the same few lookups at any area size, wherever `afterId` stands.
+     * The caller's pointer and the live messages after it, per area that has a pointer: one
+     * statement, the same few lookups at any area size (see message-live-counts.ts).
      */
-    async countLiveAfter(areaTag: string, afterId: number): Promise<number> {
-      const { params, nodeCount } = liveCountAfterParams(areaTag, afterId);
-      const row = await prepared.liveCountAfter[nodeCount - 1]?.first(params, db);
-      return Number(row?.counted ?? 0) + Number(row?.inBlock ?? 0);
+    async pointersWithUnread(userId: number, areaTags: readonly string[]): Promise<Map<string, PointerWithUnread>> {
+      if (areaTags.length === 0) return new Map();
+      const [onlyArea] = areaTags;
+      const rows = await (areaTags.length === 1 && onlyArea !== undefined
+        ? prepared.pointerWithUnread.all({ userId, areaTag: onlyArea }, db)
+        : pointersWithUnreadQuery(db, dialect, { userId, areaTags }).execute());
+      return new Map(
+        rows.map((row) => [
+          row.areaTag,
+          {
+            lastReadMessageId: row.lastReadMessageId,
+            unreadCount: Number(row.counted ?? 0) + Number(row.inBlock ?? 0),
+          },
+        ]),
+      );
     },
 
     /** The id of the area's newest live message (one step down `messages_area_live`); 0 for none. */
