@@ -17,7 +17,7 @@ import { createFileStore } from './files/file-store.js';
 import { createIdentityChanges, type IdentityChanges } from './identity-changes.js';
 import { createMessageService } from './messages/message-service.js';
 import { createMessageStore } from './messages/message-store.js';
-import { createSearchBudget } from './search/search-budget.js';
+import { createSearchBudget, searchBudgetLimitsFor } from './search/search-budget.js';
 import { createHealthService } from './system/health-service.js';
 import { createSystemService } from './system/system-service.js';
 import { createSystemStore } from './system/system-store.js';
@@ -96,7 +96,7 @@ async function assembleBoard(config: Config, database: Database, clock: Clock, a
     mayCallerSee: createEventVisibility({ config, areas, access }),
     messages,
     /** How many searches this node runs at once (the HTTP search routes run within it). */
-    searchBudget: createSearchBudget(),
+    searchBudget: createSearchBudget(searchBudgetLimitsFor(database.dialect, config.database.poolSize)),
     webhooks: createWebhookService({ store: stores.webhooks, log: events, config, clock, boardSecret: webhookSecret }),
     /** What the webhook sender of a serving node needs (see startLiveEvents). */
     webhookSending: { store: stores.webhooks, boardSecret: webhookSecret },
