@@ -126,34 +126,33 @@ export function pointersWithUnreadQuery(
     .where('areaTag', 'in', p.areaTags)
     .as('p');
   const position = sql.ref<number>('p.position');
-  // The node of each set bit k of the position, NULL for the others (NULL matches no node).
-  const nodes = Array.from(
-    { length: POSITION_BITS },
-    (_, bit) =>
-      sql<number>`case when ((${position} >> ${sql.lit(bit)}) & 1) = 1 then (${position} >> ${sql.lit(bit)}) << ${sql.lit(bit)} end`,
-  );
+  // The total, less the node of each set bit k of the position (the position with the bits
+  // below k cleared; NULL, which matches no node, for a bit that is not set). Each node is its
+  // own equality on the whole primary key — a unique lookup whatever the statistics say: as one
+  // `node IN (…)`, PostgreSQL without fresh statistics of the table read every node of the area.
+  const node = (bit: number | null) =>
+    db
+      .selectFrom('messageLiveCounts as c')
+      .select((inner) =>
+        (bit === null ? inner.ref('c.liveCount') : inner.neg(inner.ref('c.liveCount'))).as('liveCount'),
+      )
+      // The pointer's area, from the statement around this one.
+      .where('c.areaTag', '=', sql.ref<string>('p.areaTag'))
+      .where(
+        'c.node',
+        '=',
+        bit === null
+          ? sql.lit(TOTAL_NODE)
+          : sql<number>`case when ((${position} >> ${sql.lit(bit)}) & 1) = 1 then (${position} >> ${sql.lit(bit)}) << ${sql.lit(bit)} end`,
+      );
+  let nodes = node(null);
+  for (let bit = 0; bit < POSITION_BITS; bit += 1) nodes = nodes.unionAll(node(bit));
   return db.selectFrom(pointers).select((eb) => [
     'p.areaTag',
     'p.lastReadMessageId',
     eb
-      .selectFrom('messageLiveCounts as c')
-      .select((inner) =>
-        inner.fn
-          .coalesce(
-            inner.fn.sum<number>(
-              inner
-                .case()
-                .when('c.node', '=', TOTAL_NODE)
-                .then(inner.ref('c.liveCount'))
-                .else(inner.neg(inner.ref('c.liveCount')))
-                .end(),
-            ),
-            inner.lit(0),
-          )
-          .as('counted'),
-      )
-      .whereRef('c.areaTag', '=', 'p.areaTag')
-      .where('c.node', 'in', [sql.lit(TOTAL_NODE), ...nodes])
+      .selectFrom(nodes.as('nodes'))
+      .select((inner) => inner.fn.coalesce(inner.fn.sum<number>('liveCount'), inner.lit(0)).as('counted'))
       .as('counted'),
     eb
       .selectFrom('messages as m')
