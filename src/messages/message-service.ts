@@ -7,7 +7,7 @@ import { mapPage, type Page, type PageRequest } from '../db/keyset.js';
 import { createDerivedMemo } from '../derived-memo.js';
 import { BadRequestError, ForbiddenError, NotFoundError, UnauthorizedError } from '../errors.js';
 import type { EventLog } from '../events/event-log.js';
-import { parseQueryParameter, type SearchOrder } from '../search/search-query.js';
+import { parseQueryParameter, type SearchOrder, type SearchQuery } from '../search/search-query.js';
 import { searchSnippet } from '../search/snippet.js';
 import { presentText, stripAnsi } from '../text/strip-ansi.js';
 import type { UserStore } from '../users/user-store.js';
@@ -20,7 +20,14 @@ import {
   MAX_MESSAGE_ID,
   type MessageOrder,
 } from './message-rules.js';
-import type { AreaCounters, MessageDetailRow, MessageStore, MessageSummary, ThreadMessage } from './message-store.js';
+import type {
+  AreaCounters,
+  MessageDetailRow,
+  MessageStore,
+  MessageSummary,
+  SearchHit,
+  ThreadMessage,
+} from './message-store.js';
 import { threadPlaceOf } from './message-thread.js';
 import { messageUuid } from './message-uuid.js';
 
@@ -215,9 +222,22 @@ function presentDetail(row: MessageDetailRow, shouldStrip: boolean): MessageDeta
  * the same page or row while it is fresh), so a busy page is not stripped of ANSI again for
  * every request — and the HTTP layer can keep its serialised answer beside it.
  */
+/** A page of search hits as answered: summaries and snippets. */
+function presentFoundPage(page: Page<SearchHit>, query: SearchQuery, shouldStrip: boolean): Page<FoundMessageSummary> {
+  return mapPage(page, ({ body, ...summary }) => ({
+    ...presentSummary(summary, shouldStrip),
+    snippet: searchSnippet(stripAnsi(body), query),
+  }));
+}
+
 const presented = {
   strippedPage: createDerivedMemo((page: Page<MessageSummary>) =>
     mapPage(page, (message) => presentSummary(message, true)),
+  ),
+  // A remembered search page is only ever handed out for the search it was read for: the query is its own.
+  foundPage: createDerivedMemo((page: Page<SearchHit>, query: SearchQuery) => presentFoundPage(page, query, false)),
+  strippedFoundPage: createDerivedMemo((page: Page<SearchHit>, query: SearchQuery) =>
+    presentFoundPage(page, query, true),
   ),
   detail: createDerivedMemo((row: MessageDetailRow) => presentDetail(row, false)),
   strippedDetail: createDerivedMemo((row: MessageDetailRow) => presentDetail(row, true)),
@@ -324,10 +344,7 @@ export function createMessageService(deps: {
       until: search.until === undefined ? null : new Date(search.until).toISOString(),
     };
     const page = await store.searchMessages({ ...filters, sort: search.sort ?? 'newest' }, request);
-    return mapPage(page, ({ body, ...summary }) => ({
-      ...presentSummary(summary, shouldStrip),
-      snippet: searchSnippet(stripAnsi(body), query),
-    }));
+    return shouldStrip ? presented.strippedFoundPage(page, query) : presented.foundPage(page, query);
   }
 
   function conferenceOf(confTag: string): MessageConferenceDef {

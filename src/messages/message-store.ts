@@ -15,6 +15,7 @@ import {
   indexAllMessages,
   indexMessages,
   type MessageSearch,
+  type MessageSearchFilters,
   unindexMessage,
 } from './message-search-index.js';
 import { depthOf, type ThreadPlace } from './message-thread.js';
@@ -55,6 +56,9 @@ export interface AreaCounters {
   readonly messageCount: number;
   readonly lastMessageAt: string | null;
 }
+
+/** A message a search found: its summary, and its body for the snippet. */
+export type SearchHit = MessageSummary & { readonly body: string };
 
 /** A user's new-scan pointer in an area, and the live messages after it. */
 export interface PointerWithUnread {
@@ -98,21 +102,22 @@ export function createMessageStore(database: Pick<Database, 'db' | 'dialect'>, c
     ...queries,
 
     /** One page of the live messages that match a search, in its order (see message-search-index.ts). */
-    async searchMessages(search: Omit<MessageSearch, 'beforeKey' | 'bound' | 'limit'>, request: PageRequest) {
-      const found = await findMessages(
-        db,
-        dialect,
-        { ...search, beforeKey: request.afterKey, bound: request.bound ?? null, limit: rowsToFetch(request) },
-        await wordShares(),
-      );
-      const page = pageFromRows(
-        found.rows,
-        request,
-        (row) => row.sortKey,
-        ({ sortKey: _, ...row }) => row,
-      );
-      return found.bound === null ? page : { ...page, bound: found.bound };
-    },
+    searchMessages: (search: MessageSearchFilters & Pick<MessageSearch, 'sort'>, request: PageRequest) =>
+      remembered.search(searchPageCacheKey(search, request), async (): Promise<Page<SearchHit>> => {
+        const found = await findMessages(
+          db,
+          dialect,
+          { ...search, beforeKey: request.afterKey, bound: request.bound ?? null, limit: rowsToFetch(request) },
+          await wordShares(),
+        );
+        const page = pageFromRows(
+          found.rows,
+          request,
+          (row) => row.sortKey,
+          ({ sortKey: _, ...row }) => row,
+        );
+        return found.bound === null ? page : { ...page, bound: found.bound };
+      }),
 
     listAreaMessages: (areaTag: string, request: AreaPageRequest): Promise<Page<MessageSummary>> =>
       remembered.page(areaPageCacheKey(areaTag, request), () => queries.listAreaMessages(areaTag, request)),
@@ -178,6 +183,23 @@ export interface AreaPageRequest extends PageRequest {
  * The remembered page of `request`. The oldest order's bounds fold into one (what v1 asked
  * for), so an unread page and the page after the same cursor share their entry.
  */
+/** Everything that shapes a page of search hits: the search (its areas too: callers see different ones) and the page asked for. */
+function searchPageCacheKey(search: MessageSearchFilters & Pick<MessageSearch, 'sort'>, request: PageRequest): string {
+  const { sort, query, areaTags, from, to, since, until } = search;
+  return JSON.stringify([
+    sort,
+    query,
+    areaTags,
+    from,
+    to,
+    since,
+    until,
+    request.afterKey,
+    request.bound ?? null,
+    request.limit,
+  ]);
+}
+
 function areaPageCacheKey(areaTag: string, request: AreaPageRequest): string {
   return request.order === 'oldest'
     ? `oldest ${areaTag} ${Math.max(request.afterKey ?? BEFORE_FIRST_MESSAGE, request.aboveId)} ${request.limit}`
