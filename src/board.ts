@@ -21,6 +21,7 @@ import { createSearchBudget, searchBudgetLimitsFor } from './search/search-budge
 import { createHealthService } from './system/health-service.js';
 import { createSystemService } from './system/system-service.js';
 import { createSystemStore } from './system/system-store.js';
+import { createProfileService } from './users/profile-service.js';
 import { createUserService } from './users/user-service.js';
 import { createUserStore } from './users/user-store.js';
 import { createWebhookService } from './webhooks/webhook-service.js';
@@ -61,13 +62,7 @@ async function assembleBoard(config: Config, database: Database, clock: Clock, a
   const identityChanges = createIdentityChanges();
   const stores = createStores(database, clock, identityChanges);
   const events = createEventLog({ database, clock, ...config.events });
-  const users = createUserService({
-    store: stores.users,
-    apiKeys: stores.apiKeys,
-    webhooks: stores.webhooks,
-    config,
-    clock,
-  });
+  const users = createUserService({ store: stores.users, config, clock });
   const access = createAreaAccess({ config, areas, clock });
   const messages = createMessageService({ store: stores.messages, users: stores.users, clock, areas, access, events });
   const files = await openFileBase({ store: stores.files, config, clock, areas, access, events });
@@ -89,6 +84,7 @@ async function assembleBoard(config: Config, database: Database, clock: Clock, a
       events,
     }),
     users,
+    profiles: createProfileService({ store: stores.users }),
     areas,
     access,
     /** The durable event log every change is recorded in, and who may see which event. */

@@ -62,11 +62,15 @@ async function createBoardContent(
   const board = await openBoard(config);
   try {
     const sysop: Credential = { username: options.sysopName ?? 'sysop', password: randomPassword(), role: 'sysop' };
-    await board.users.createUser({ username: sysop.username, password: sysop.password, groups: [SYSOP_GROUP] });
+    await board.credentials.createAccount({
+      username: sysop.username,
+      password: sysop.password,
+      groups: [SYSOP_GROUP],
+    });
     const credentials: Credential[] = [sysop];
     if (options.demo) {
       const demoUser: Credential = { username: 'demo', password: randomPassword(), role: 'user' };
-      await board.users.createUser({ username: demoUser.username, password: demoUser.password });
+      await board.credentials.createAccount({ username: demoUser.username, password: demoUser.password });
       credentials.push(demoUser);
       await seedDemoContent(board, { sysopName: sysop.username, demoUserName: demoUser.username });
     }

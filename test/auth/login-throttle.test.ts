@@ -10,7 +10,7 @@ async function throttledBoard(dialect: Dialect, clock: Clock, usernames: readonl
     clock,
     config: { contentServers: { web: { restApi: { loginThrottle: { maxFailures: 3, windowSeconds: 600 } } } } },
   });
-  for (const username of usernames) await board.board.users.createUser({ username, password: PASSWORD });
+  for (const username of usernames) await board.board.credentials.createAccount({ username, password: PASSWORD });
   return board;
 }
 
