@@ -4,10 +4,9 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions, type RouteOptions } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
-import { type Board, openBoard } from './board.js';
+import { type Board, openBoard, startBoardWorkers } from './board.js';
 import type { Clock } from './clock.js';
 import type { Config } from './config/load-config.js';
-import { startLiveEvents } from './events/live-events.js';
 import { API_PREFIX, BAUD_API, ENIGMA_API_PREFIX, installApiMounts } from './http/api-prefix.js';
 import { installAuthHook } from './http/auth-hook.js';
 import { installCaching } from './http/caching.js';
@@ -132,7 +131,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
   if (options.metrics) installRequestMetrics(app, options.metrics);
 
   const live = web.restApi.enabled
-    ? await startLiveEvents(board, {
+    ? startBoardWorkers(board, {
         onError: (error) => app.log.error({ err: error }, 'live events: reading the event log failed'),
         ...(options.metrics
           ? { streams: options.metrics.eventStreams, webhookAttempts: options.metrics.webhookAttempts }
@@ -173,7 +172,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
       registerUserRoutes(api, board);
       registerMessageRoutes(api, board);
       await api.register(fileRoutes, { board });
-      if (live) registerEventRoutes(api, board, live);
+      if (live) registerEventRoutes(api, board, live.eventStreams);
       registerWebhookRoutes(api, board);
     };
     // The same plugin once per mount: ENiGMA½'s prefix gets the very routes, hooks and handlers,

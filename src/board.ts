@@ -12,6 +12,8 @@ import { type Database, migrateToLatest, openDatabase } from './db/database.js';
 import { loadOrCreateSecret } from './db/settings-store.js';
 import { createEventLog } from './events/event-log.js';
 import { createEventVisibility } from './events/event-visibility.js';
+import { type LiveEvents, startLiveEvents } from './events/live-events.js';
+import type { StreamObserver } from './events/stream-registry.js';
 import { openFileBase } from './files/file-service.js';
 import { createFileStore } from './files/file-store.js';
 import { createIdentityChanges, type IdentityChanges } from './identity-changes.js';
@@ -24,6 +26,7 @@ import { createSystemStore } from './system/system-store.js';
 import { createProfileService } from './users/profile-service.js';
 import { createUserService } from './users/user-service.js';
 import { createUserStore } from './users/user-store.js';
+import { type AttemptObserver, createWebhookSender } from './webhooks/webhook-sender.js';
 import { createWebhookService } from './webhooks/webhook-service.js';
 import { createWebhookStore } from './webhooks/webhook-store.js';
 
@@ -94,7 +97,7 @@ async function assembleBoard(config: Config, database: Database, clock: Clock, a
     /** How many searches this node runs at once (the HTTP search routes run within it). */
     searchBudget: createSearchBudget(searchBudgetLimitsFor(database.dialect, config.database.poolSize)),
     webhooks: createWebhookService({ store: stores.webhooks, log: events, config, clock, boardSecret: webhookSecret }),
-    /** What the webhook sender of a serving node needs (see startLiveEvents). */
+    /** What the webhook sender of a serving node needs (see startBoardWorkers). */
     webhookSending: { store: stores.webhooks, boardSecret: webhookSecret },
     /** The message base's store itself, for bulk imports (`importMessages`), which bypass posting. */
     messageStore: stores.messages,
@@ -130,3 +133,41 @@ function createStores(database: Database, clock: Clock, identityChanges: Identit
 }
 
 export type Board = Awaited<ReturnType<typeof openBoard>>;
+
+/**
+ * What a node serving `board` runs beside it, both fed by the event log: its live events (see
+ * `startLiveEvents`) and the webhook sender. Started with the HTTP app and stopped with it; the
+ * CLI never starts them.
+ */
+export function startBoardWorkers(
+  board: Board,
+  options: { onError: (error: unknown) => void; streams?: StreamObserver; webhookAttempts?: AttemptObserver },
+): LiveEvents {
+  const { config, events: log, clock, mayCallerSee } = board;
+  const live = startLiveEvents({
+    log,
+    database: board.database,
+    clock,
+    mayCallerSee,
+    settings: config.events,
+    onError: options.onError,
+    streamObserver: options.streams,
+  });
+  const sender = createWebhookSender({
+    ...board.webhookSending,
+    log,
+    users: board.users,
+    mayCallerSee,
+    config,
+    clock,
+    onError: options.onError,
+    ...(options.webhookAttempts ? { onAttempt: options.webhookAttempts } : {}),
+  });
+  sender.start(config.events.pollIntervalMs);
+  return {
+    ...live,
+    async stop() {
+      await Promise.all([live.stop(), sender.stop()]);
+    },
+  };
+}
