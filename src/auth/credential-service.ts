@@ -24,9 +24,9 @@ export interface PasswordReset {
 export const PASSWORD_RESET_REASON = "its owner's password was reset";
 
 /**
- * A user's credentials: the one place that checks and hashes a password and that ends what
- * stood behind the old one (login sessions, API keys). The account itself (name, groups,
- * disabling) is the users domain's; the CLI and the API both come here to set a password.
+ * A user's credentials: where a new password is checked and hashed, and where what stood behind
+ * the old one ends (login sessions, API keys). The account itself (name, groups, disabling) is
+ * the users domain's; the CLI and the API both come here to open an account or set a password.
  */
 export interface CredentialService {
   /** Opens an account with its first password. Too short → BadRequestError; name clashes → ConflictError. */
@@ -44,7 +44,6 @@ export interface CredentialService {
 export function createCredentialService(deps: {
   users: UserService;
   stores: {
-    /** The password hash and `credentialsChangedAt`, which ends every login session begun before it. */
     readonly users: UserStore;
     readonly apiKeys: ApiKeyStore;
     readonly webhooks: Pick<WebhookStore, 'deactivateOwnedBy'>;
@@ -75,6 +74,7 @@ export function createCredentialService(deps: {
       const passwordHash = await hashPassword(password);
       const now = clock.now().toISOString();
       return stores.users.transaction(async (trx) => {
+        // The new hash moves `credentialsChangedAt`: every login session begun before it ends.
         await stores.users.setPasswordHash(trx, row.id, passwordHash, now);
         await stores.apiKeys.revokeUserKeys(trx, row.id, now);
         return {
