@@ -13,7 +13,7 @@ import { installCaching } from './http/caching.js';
 import { installCors } from './http/cors.js';
 import { installJsonBody } from './http/json-body.js';
 import { installNulGuard } from './http/nul-guard.js';
-import { describeHeaders, describeOperation, SECURITY_SCHEMES } from './http/openapi-operations.js';
+import { describeHeaders, describeOperation, nameProblemCode, SECURITY_SCHEMES } from './http/openapi-operations.js';
 import { installProblemHandlers, sendFrameworkProblem, writeClientErrorProblem } from './http/problem.js';
 import { registerReaderRoutes } from './http/reader-routes.js';
 import { RequestLogController } from './http/request-log.js';
@@ -260,7 +260,7 @@ async function registerOpenApi(app: FastifyInstance): Promise<void> {
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
     transformObject: (documents) =>
       'openapiObject' in documents
-        ? describeHeaders(documents as Parameters<typeof describeHeaders>[0])
+        ? nameProblemCode(describeHeaders(documents as Parameters<typeof describeHeaders>[0]))
         : documents.swaggerObject,
   });
   app.addHook('onRoute', describeOperation);

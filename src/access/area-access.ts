@@ -101,19 +101,19 @@ export function createAreaAccess(deps: { config: Config; areas: BoardAreas; cloc
 
   function denied(caller: Caller, what: string): Error {
     return caller.kind === 'anonymous'
-      ? new UnauthorizedError(`Log in to ${what}.`)
-      : new ForbiddenError(`You may not ${what}.`);
+      ? new UnauthorizedError('auth.required', `Log in to ${what}.`)
+      : new ForbiddenError('access.denied', `You may not ${what}.`);
   }
 
   function messageArea(areaTag: string): MessageAreaDef {
     const area = areas.messageAreas.get(areaTag);
-    if (!area) throw new NotFoundError(`No message area "${areaTag}".`);
+    if (!area) throw new NotFoundError('message.area-not-found', `No message area "${areaTag}".`);
     return area;
   }
 
   function fileArea(areaTag: string): FileAreaDef {
     const area = areas.fileAreas.get(areaTag);
-    if (!area) throw new NotFoundError(`No file area "${areaTag}".`);
+    if (!area) throw new NotFoundError('file.area-not-found', `No file area "${areaTag}".`);
     return area;
   }
 

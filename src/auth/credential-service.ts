@@ -56,7 +56,7 @@ export function createCredentialService(deps: {
   function assertValidPassword(password: string): void {
     const minLength = config.users.passwordMinLength;
     if ([...password].length < minLength) {
-      throw new BadRequestError(`password must be at least ${minLength} characters`, [
+      throw new BadRequestError('user.password-too-short', `password must be at least ${minLength} characters`, [
         { pointer: '/password', message: `must be at least ${minLength} characters` },
       ]);
     }

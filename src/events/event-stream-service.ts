@@ -51,7 +51,7 @@ function lastEventIdOf(header: string | undefined): number | null {
   if (header === undefined || header.trim() === '') return null;
   const id = Number(header.trim());
   if (!/^\d+$/.test(header.trim()) || !Number.isSafeInteger(id)) {
-    throw new BadRequestError('Last-Event-ID must be an event id (a non-negative integer).', [
+    throw new BadRequestError('request.invalid-header', 'Last-Event-ID must be an event id (a non-negative integer).', [
       { pointer: '/headers/last-event-id', message: 'must be a non-negative integer' },
     ]);
   }
@@ -73,12 +73,14 @@ export function createEventStreamService(deps: {
     const place = streams.reserve(owner);
     if (place === 'owner') {
       throw new TooManyRequestsError(
+        'event.too-many-streams',
         `You have ${settings.maxStreamsPerUser} event streams open already: close one first.`,
         RETRY_AFTER_SECONDS,
       );
     }
     if (place === 'node') {
       throw new TooManyRequestsError(
+        'event.node-at-capacity',
         'This node follows as many event streams as it can: try again later.',
         RETRY_AFTER_SECONDS,
       );

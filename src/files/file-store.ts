@@ -117,7 +117,7 @@ export async function freeFileName(trx: Executor, areaTag: string, fileName: str
       .executeTakeFirst();
     if (!taken) return candidate;
   }
-  throw new ConflictError(`Too many files named "${fileName}" in file area "${areaTag}".`);
+  throw new ConflictError('file.name-exhausted', `Too many files named "${fileName}" in file area "${areaTag}".`);
 }
 
 /**
@@ -246,7 +246,10 @@ export function createFileStore(database: Pick<Database, 'db' | 'dialect'>, user
           .where('sha256', '=', file.sha256)
           .executeTakeFirst();
         if (duplicate) {
-          throw new ConflictError(`The same file is already in file area "${file.areaTag}" as fileId ${duplicate.id}.`);
+          throw new ConflictError(
+            'file.duplicate',
+            `The same file is already in file area "${file.areaTag}" as fileId ${duplicate.id}.`,
+          );
         }
         const fileName = await freeFileName(trx, file.areaTag, file.fileName);
         const { id } = await trx

@@ -299,7 +299,8 @@ export function createMessageService(deps: {
   }
 
   function userOf(caller: Caller, what: string): UserCaller {
-    if (caller.kind !== 'user') throw new UnauthorizedError(`Log in to ${what}: anonymous callers have no pointers.`);
+    if (caller.kind !== 'user')
+      throw new UnauthorizedError('auth.required', `Log in to ${what}: anonymous callers have no pointers.`);
     return caller;
   }
 
@@ -307,12 +308,15 @@ export function createMessageService(deps: {
   async function readableMessage(caller: Caller, uuid: string): Promise<MessageDetailRow> {
     const key = uuid.toLowerCase();
     if (!UUID_PATTERN.test(key)) {
-      throw new BadRequestError('uuid must be a UUID', [{ pointer: '/path/uuid', message: 'must be a UUID' }]);
+      throw new BadRequestError('request.invalid-path', 'uuid must be a UUID', [
+        { pointer: '/path/uuid', message: 'must be a UUID' },
+      ]);
     }
     const row = await store.findLiveMessage(key);
     // A message of a hidden or unconfigured area (private mail) must look exactly like an
     // unknown uuid: naming its area would confirm that the message exists.
-    if (!row || !areas.messageAreas.has(row.areaTag)) throw new NotFoundError(`No message ${uuid}.`);
+    if (!row || !areas.messageAreas.has(row.areaTag))
+      throw new NotFoundError('message.not-found', `No message ${uuid}.`);
     access.readableMessageArea(caller, row.areaTag);
     return row;
   }
@@ -349,7 +353,7 @@ export function createMessageService(deps: {
 
   function conferenceOf(confTag: string): MessageConferenceDef {
     const conference = areas.conferences.get(confTag);
-    if (!conference) throw new NotFoundError(`No message conference "${confTag}".`);
+    if (!conference) throw new NotFoundError('message.conference-not-found', `No message conference "${confTag}".`);
     return conference;
   }
 
@@ -370,8 +374,8 @@ export function createMessageService(deps: {
       const visible = access.visibleAreasOf(caller, conference);
       if (visible.length === 0) {
         throw caller.kind === 'anonymous'
-          ? new UnauthorizedError(`Log in to read message conference "${confTag}".`)
-          : new ForbiddenError(`You may not read message conference "${confTag}".`);
+          ? new UnauthorizedError('auth.required', `Log in to read message conference "${confTag}".`)
+          : new ForbiddenError('access.denied', `You may not read message conference "${confTag}".`);
       }
       return {
         confTag: conference.confTag,
@@ -454,7 +458,7 @@ export function createMessageService(deps: {
     async postMessage(caller, areaTag, post, shouldStrip = false) {
       access.writableMessageArea(caller, areaTag);
       // writableMessageArea refuses anonymous callers; this narrows the type.
-      if (caller.kind !== 'user') throw new UnauthorizedError();
+      if (caller.kind !== 'user') throw new UnauthorizedError('auth.required');
       const subject = checkSubject(post.subject, '/body/subject');
       const message = checkBody(post.message, '/body/message');
       const toUserName = checkUserName(post.toUserName, '/body/toUserName', DEFAULT_TO_USER_NAME);
@@ -473,9 +477,11 @@ export function createMessageService(deps: {
             ? undefined
             : await queries.liveMessagePlace(replyToMessageId);
         if (replyToMessageId !== null && parent?.areaTag !== areaTag) {
-          throw new BadRequestError(`replyToMessageId ${replyToMessageId} is not a message in "${areaTag}".`, [
-            { pointer: '/body/replyToMessageId', message: 'is not a message in this area' },
-          ]);
+          throw new BadRequestError(
+            'message.invalid-reply-target',
+            `replyToMessageId ${replyToMessageId} is not a message in "${areaTag}".`,
+            [{ pointer: '/body/replyToMessageId', message: 'is not a message in this area' }],
+          );
         }
         const signature = (await users.autoSignatureOf(trx, user.id))?.trim();
         const [messageId] = await queries.reserveMessageIds(1);
@@ -518,10 +524,11 @@ export function createMessageService(deps: {
     async deleteMessage(caller, uuid) {
       const row = await readableMessage(caller, uuid);
       const isOwner = caller.kind === 'user' && row.fromUserId === caller.user.id;
-      if (!isOwner && !isSysop(caller)) throw new ForbiddenError('Only the author or the sysop may delete a message.');
+      if (!isOwner && !isSysop(caller))
+        throw new ForbiddenError('message.delete-forbidden', 'Only the author or the sysop may delete a message.');
       await store.transaction(async (queries, trx) => {
         if (!(await queries.markDeleted(row.messageId, clock.now().toISOString()))) {
-          throw new NotFoundError(`No message ${uuid}.`);
+          throw new NotFoundError('message.not-found', `No message ${uuid}.`);
         }
         await queries.removeFromAreaCounters(row.areaTag, row.timestamp);
         await queries.removeFromLiveCounts(row.areaTag, row.messageId);

@@ -511,6 +511,7 @@ function messageQueries(db: Executor, dialect: Dialect, prepared: PreparedMessag
       // Only the sysop can free ids, so clients are asked to come back in an hour, not at once.
       const idsUsedUp = () =>
         new ServiceUnavailableError(
+          'message.ids-exhausted',
           `The board has used every message id (up to ${MAX_MESSAGE_ID}): no message can be posted.`,
           3600,
         );

@@ -59,9 +59,14 @@ export function createSearchBudget(limits: SearchBudgetLimits = SEARCH_BUDGET): 
   let running = 0;
   const waiters: Waiter[] = [];
   const busy = () =>
-    new ServiceUnavailableError('Too many searches are running on this node; try again shortly.', RETRY_AFTER_SECONDS, {
-      shouldCloseConnection: false,
-    });
+    new ServiceUnavailableError(
+      'search.busy',
+      'Too many searches are running on this node; try again shortly.',
+      RETRY_AFTER_SECONDS,
+      {
+        shouldCloseConnection: false,
+      },
+    );
 
   function release(): void {
     const next = waiters.shift();

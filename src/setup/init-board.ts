@@ -38,7 +38,10 @@ export async function initBoard(options: {
 }): Promise<InitResult> {
   const { configPath } = options;
   if (existsSync(configPath)) {
-    throw new ConfigError(`${configPath} already exists; this board is initialised already`);
+    throw new ConfigError(
+      'board.already-initialised',
+      `${configPath} already exists; this board is initialised already`,
+    );
   }
   mkdirSync(path.dirname(configPath), { recursive: true });
   writeFileSync(configPath, options.demo ? DEMO_CONFIG_HJSON : MINIMAL_CONFIG_HJSON, { flag: 'wx' });
@@ -57,7 +60,10 @@ async function createBoardContent(
 ): Promise<InitResult> {
   const config = loadConfig({ configPath, env: options.env });
   if (await hasUsers(config)) {
-    throw new ConfigError(`the database of ${configPath} already holds users; not initialising over it`);
+    throw new ConfigError(
+      'board.already-initialised',
+      `the database of ${configPath} already holds users; not initialising over it`,
+    );
   }
   const board = await openBoard(config);
   try {

@@ -30,7 +30,7 @@ const GROUP_NAME = /^[A-Za-z0-9_.-]{1,32}$/;
 
 function assertValidGroup(group: string): void {
   if (!GROUP_NAME.test(group)) {
-    throw new BadRequestError(`group "${group}" is not valid (1-32 of A-Z a-z 0-9 _ . -)`);
+    throw new BadRequestError('user.invalid-group', `group "${group}" is not valid (1-32 of A-Z a-z 0-9 _ . -)`);
   }
 }
 
@@ -71,7 +71,7 @@ export function createUserService(deps: { store: UserStore; config: Config; cloc
         createdAt: clock.now().toISOString(),
       };
       const userId = await store.insertUser(account, groups);
-      if (userId === null) throw new ConflictError(`The username "${input.username}" is taken.`);
+      if (userId === null) throw new ConflictError('user.username-taken', `The username "${input.username}" is taken.`);
       const row = await store.findById(userId);
       if (!row) throw new Error(`user ${userId} vanished right after it was created`);
       return summarise(row, groups.sort());
@@ -124,7 +124,7 @@ export function createUserService(deps: { store: UserStore; config: Config; cloc
 /** The account named `username` (case-insensitively); unknown → NotFoundError. */
 export async function findUserNamed(store: UserStore, username: string): Promise<UserRow> {
   const row = await store.findByName(username);
-  if (!row) throw new NotFoundError(`No user named "${username}".`);
+  if (!row) throw new NotFoundError('user.not-found', `No user named "${username}".`);
   return row;
 }
 

@@ -116,7 +116,7 @@ export function createWebhookService(deps: {
   const settings = deps.config.webhooks;
 
   function userOf(caller: Caller): UserCaller {
-    if (caller.kind !== 'user') throw new UnauthorizedError('Log in to manage webhooks.');
+    if (caller.kind !== 'user') throw new UnauthorizedError('auth.required', 'Log in to manage webhooks.');
     return caller;
   }
 
@@ -129,6 +129,7 @@ export function createWebhookService(deps: {
     const user = userOf(caller);
     if (!user.scopes.has('read')) {
       throw new ForbiddenError(
+        'auth.scope-insufficient',
         "Webhooks deliver what their owner may read: this API key's scope needs read as well as write.",
       );
     }
@@ -139,7 +140,8 @@ export function createWebhookService(deps: {
   async function managed(caller: Caller, id: number): Promise<WebhookRow> {
     const user = userOf(caller);
     const row = await store.find(id);
-    if (!row || (row.userId !== user.user.id && !isSysop(caller))) throw new NotFoundError(`No webhook ${id}.`);
+    if (!row || (row.userId !== user.user.id && !isSysop(caller)))
+      throw new NotFoundError('webhook.not-found', `No webhook ${id}.`);
     return row;
   }
 
@@ -151,7 +153,7 @@ export function createWebhookService(deps: {
       return parsed.toString();
     } catch (error) {
       if (!(error instanceof WebhookTargetError)) throw error;
-      throw new BadRequestError(error.message, [{ pointer: '/body/url', message: error.reason }]);
+      throw new BadRequestError(error.code, error.message, [{ pointer: '/body/url', message: error.reason }]);
     }
   }
 
@@ -165,6 +167,7 @@ export function createWebhookService(deps: {
     const startedAt = (await store.find(id))?.testWindowStartedAt;
     const endsInMs = startedAt ? Date.parse(startedAt) + windowMs - now.getTime() : windowMs;
     throw new TooManyRequestsError(
+      'rate-limit.exceeded',
       `Webhook ${id} has had ${TEST_DELIVERIES_PER_WINDOW} test deliveries in ${TEST_WINDOW_SECONDS} seconds: wait for the next.`,
       endsInMs / 1000,
     );
@@ -191,9 +194,13 @@ export function createWebhookService(deps: {
       },
       settings.maxPerUser,
     );
-    if (id === null) throw new ConflictError(`You have ${settings.maxPerUser} webhooks already: remove one first.`);
+    if (id === null)
+      throw new ConflictError(
+        'webhook.limit-reached',
+        `You have ${settings.maxPerUser} webhooks already: remove one first.`,
+      );
     const row = await store.find(id);
-    if (!row) throw new NotFoundError(`No webhook ${id}.`);
+    if (!row) throw new NotFoundError('webhook.not-found', `No webhook ${id}.`);
     return { ...toWebhookView(row), secret: webhookSecret(boardSecret, id, secretSalt) };
   }
 
@@ -252,7 +259,7 @@ export function createWebhookService(deps: {
 
     /** The operator's `baud webhook remove`. */
     async removeById(id: number): Promise<void> {
-      if (!(await store.find(id))) throw new NotFoundError(`No webhook ${id}.`);
+      if (!(await store.find(id))) throw new NotFoundError('webhook.not-found', `No webhook ${id}.`);
       await store.remove(id);
     },
 
@@ -300,7 +307,7 @@ export function createWebhookService(deps: {
 
     /** The operator's `baud webhook deliveries`. */
     async deliveriesById(id: number, request: PageRequest): Promise<Page<DeliveryView>> {
-      if (!(await store.find(id))) throw new NotFoundError(`No webhook ${id}.`);
+      if (!(await store.find(id))) throw new NotFoundError('webhook.not-found', `No webhook ${id}.`);
       return mapPage(await store.deliveries(id, request), toDeliveryView);
     },
   };

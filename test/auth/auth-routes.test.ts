@@ -65,6 +65,7 @@ describeEachDialect('auth routes', (dialect) => {
         title: 'Unauthorized',
         status: 401,
         detail: 'The username or password is incorrect.',
+        code: 'auth.invalid-credentials',
       });
     });
 

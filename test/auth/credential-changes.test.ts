@@ -57,6 +57,7 @@ describeEachDialect('password changes, disabling and API keys', (dialect) => {
       title: 'Unauthorized',
       status: 401,
       detail: 'The API key is unknown or revoked.',
+      code: 'auth.invalid-api-key',
     });
     expect((await board.board.apiKeys.list('dora')).map((record) => record.revokedAt)).toEqual([null]);
     await board.board.users.setDisabled('dora', false);

@@ -36,6 +36,7 @@ describeEachDialect('login throttling', (dialect) => {
       title: 'Too Many Requests',
       status: 429,
       detail: 'Too many failed logins; try again later.',
+      code: 'rate-limit.exceeded',
     });
     expect(throttled.response.headers['set-cookie']).toBeUndefined();
 

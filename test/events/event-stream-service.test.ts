@@ -66,7 +66,7 @@ describeEachDialect('event stream service', (dialect) => {
   it('holds a user and an address to their limit, then the node to its own, and frees a place on close', async () => {
     const alices = await open(request(alice));
     await expect(open(request(alice))).rejects.toThrow(
-      new TooManyRequestsError('You have 1 event streams open already: close one first.', 10),
+      new TooManyRequestsError('event.too-many-streams', 'You have 1 event streams open already: close one first.', 10),
     );
     const fromAddress = await open(request(anonymous));
     await expect(open(request(anonymous))).rejects.toMatchObject({ status: 429, headers: { 'retry-after': '10' } });

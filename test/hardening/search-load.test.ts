@@ -86,6 +86,7 @@ describeEachDialect('search load', (dialect) => {
       title: 'Service Unavailable',
       status: 503,
       detail: 'Too many searches are running on this node; try again shortly.',
+      code: 'search.busy',
     });
     expect((await get('/files/search?q=body')).statusCode).toBe(503);
     expect((await get('/system/info')).statusCode).toBe(200);

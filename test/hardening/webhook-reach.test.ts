@@ -99,6 +99,7 @@ describeEachDialect('what a webhook delivers', (dialect) => {
       title: 'Forbidden',
       status: 403,
       detail: "Webhooks deliver what their owner may read: this API key's scope needs read as well as write.",
+      code: 'auth.scope-insufficient',
     });
     expect(await board.board.db.selectFrom('webhooks').select('id').execute()).toEqual([]);
 

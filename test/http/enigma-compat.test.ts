@@ -53,6 +53,7 @@ describeEachDialect('ENiGMA½ compatibility mode off (the default)', (dialect) =
       title: 'Not Found',
       status: 404,
       detail: `No resource at ${ENIG}/system/info.`,
+      code: 'route.not-found',
     });
   });
 

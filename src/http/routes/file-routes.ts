@@ -208,6 +208,7 @@ function multipartUpload(request: FastifyRequest, guard: UploadBodyGuard) {
       const code = (error as { code?: unknown } | null)?.code;
       if (typeof code === 'string' && SHAPE_ERROR_CODES.has(code)) {
         return new BadRequestError(
+          'file.invalid-upload',
           'The multipart body must hold one "file" part and at most the desc and hashTags fields.',
         );
       }
@@ -220,7 +221,7 @@ function multipartUpload(request: FastifyRequest, guard: UploadBodyGuard) {
           (lastFile !== null && lastFile.errored !== null) ||
           code === 'ERR_STREAM_PREMATURE_CLOSE');
       if (isParserError) {
-        return new BadRequestError('The multipart body is malformed or incomplete.');
+        return new BadRequestError('file.invalid-upload', 'The multipart body is malformed or incomplete.');
       }
       return error;
     },
@@ -354,7 +355,10 @@ export async function fileRoutes(parent: FastifyInstance, options: { board: Boar
       preParsing: async (request, _reply, payload) => {
         board.files.assertCanUpload(request.caller, (request.params as { areaTag: string }).areaTag);
         if (!isMultipartFormData(request.headers['content-type'])) {
-          throw new UnsupportedMediaTypeError('Upload with Content-Type multipart/form-data.');
+          throw new UnsupportedMediaTypeError(
+            'request.unsupported-media-type',
+            'Upload with Content-Type multipart/form-data.',
+          );
         }
         if (Number(request.headers['content-length']) > uploadBodyLimits.maxBytes) {
           throw uploadBodyTooLarge(uploadBodyLimits.maxBytes);
@@ -445,7 +449,11 @@ export async function fileRoutes(parent: FastifyInstance, options: { board: Boar
         file.byteSize,
       );
       if (outcome.kind === 'unsatisfiable') {
-        throw new RangeNotSatisfiableError(`The range is outside the file's ${file.byteSize} bytes.`, file.byteSize);
+        throw new RangeNotSatisfiableError(
+          'file.range-not-satisfiable',
+          `The range is outside the file's ${file.byteSize} bytes.`,
+          file.byteSize,
+        );
       }
       const range = outcome.kind === 'partial' ? outcome.range : undefined;
       const stream = await board.files.openContent(file, range, request.log);
