@@ -56,10 +56,7 @@ export const ERROR_CODES = {
   'api-key.not-found': { status: 404, detail: 'No API key has this id.' },
 
   'message.invalid-reply-target': { status: 400, detail: 'The message replied to is not in this area.' },
-  'message.import-line-invalid': {
-    status: 400,
-    detail: 'A line of a message import cannot be imported.',
-  },
+  'message.import-line-invalid': { status: 400, detail: 'A line of a message import cannot be imported.' },
   'message.delete-forbidden': { status: 403, detail: 'Only the author or the sysop may delete a message.' },
   'message.conference-not-found': { status: 404, detail: 'No message conference has this tag.' },
   'message.area-not-found': { status: 404, detail: 'No message area has this tag.' },
@@ -92,21 +89,12 @@ export const ERROR_CODES = {
   'webhook.limit-reached': { status: 409, detail: 'The caller has as many webhooks as allowed.' },
 
   'cli.invalid-argument': { status: 400, detail: 'A command-line argument is invalid.' },
-  'cli.already-running': {
-    status: 500,
-    detail: 'The command is already running on this board.',
-  },
+  'cli.already-running': { status: 500, detail: 'The command is already running on this board.' },
   'config.invalid': { status: 500, detail: 'The configuration is missing or invalid.' },
   'acs.invalid-syntax': { status: 500, detail: 'An ACS does not follow the grammar.' },
   'storage.unwritable': { status: 500, detail: 'A storage directory cannot take new files.' },
-  'board.already-initialised': {
-    status: 500,
-    detail: 'The board is initialised already.',
-  },
-  'enigma.invalid-source': {
-    status: 500,
-    detail: 'The directory is not an ENiGMA½ installation baud can read.',
-  },
+  'board.already-initialised': { status: 500, detail: 'The board is initialised already.' },
+  'enigma.invalid-source': { status: 500, detail: 'The directory is not an ENiGMA½ installation baud can read.' },
   'enigma.target-not-empty': {
     status: 500,
     detail: 'The board already holds content from elsewhere: import into a new board.',
