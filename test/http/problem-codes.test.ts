@@ -112,7 +112,7 @@ describeEachDialect('problem codes of failing requests', (dialect) => {
       payload: { url: 'http://127.0.0.1:9/a', events: ['message.created'] },
     });
     expect(firstWebhook.statusCode).toBe(201);
-    await board.board.users.createUser({ username: 'carol', password: 'correct horse battery' });
+    await board.board.credentials.createAccount({ username: 'carol', password: 'correct horse battery' });
     const firstFailure = await board.app.inject({
       method: 'POST',
       url: `${API}/auth/login`,
