@@ -1,6 +1,7 @@
 import type { Database, Executor } from '../db/database.js';
-import { type Page, type PageRequest, pageFromRows, rowsToFetch } from '../db/keyset.js';
+import { pageFromRows, rowsToFetch } from '../db/keyset.js';
 import { ConflictError } from '../errors.js';
+import type { Page, PageRequest } from '../page.js';
 import type { SearchOrder, SearchQuery } from '../search/search-query.js';
 import type { UserStore } from '../users/user-store.js';
 import { withClashSuffix } from './file-name.js';

@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.js';
-import type { Page } from '../db/keyset.js';
 import { estimatedBytes, estimatedStringBytes } from '../estimated-bytes.js';
+import type { Page } from '../page.js';
 import { createRecentCache, type RecentCache } from '../recent-cache.js';
 import type { AreaCounters, MessageDetailRow, MessageSummary, SearchHit } from './message-store.js';
 

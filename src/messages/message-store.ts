@@ -2,10 +2,11 @@ import { type ExpressionBuilder, type Insertable, sql, type Transaction } from '
 import type { Clock } from '../clock.js';
 import type { Database, Db, Dialect, Executor } from '../db/database.js';
 import { createWordShareReader, mergePendingEntries } from '../db/full-text-index.js';
-import { type Page, type PageRequest, pageFromRows, rowsToFetch } from '../db/keyset.js';
+import { pageFromRows, rowsToFetch } from '../db/keyset.js';
 import { prepareQuery } from '../db/prepared-query.js';
 import type { MessagesTable, Tables } from '../db/schema.js';
 import { ServiceUnavailableError } from '../errors.js';
+import type { Page, PageRequest } from '../page.js';
 import { addToLiveCounts, pointersWithUnreadQuery } from './message-live-counts.js';
 import { createMessageReadCache } from './message-read-cache.js';
 import { MAX_MESSAGE_ID, type MessageOrder } from './message-rules.js';

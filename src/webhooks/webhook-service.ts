@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { type Caller, isSysop, type UserCaller } from '../caller.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/load-config.js';
-import { mapPage, type Page, type PageRequest } from '../db/keyset.js';
 import {
   BadRequestError,
   ConflictError,
@@ -13,6 +12,7 @@ import {
 } from '../errors.js';
 import { checkEventFilter } from '../events/event-filter.js';
 import type { EventLog } from '../events/event-log.js';
+import { mapPage, type Page, type PageRequest } from '../page.js';
 import { deliveryIdOf, deliveryRequest, TEST_EVENT_TYPE, webhookSecret } from './webhook-delivery.js';
 import { postWebhook } from './webhook-request.js';
 import type { DeliveryRow, WebhookRow, WebhookStore } from './webhook-store.js';

@@ -1,7 +1,8 @@
 import type { Selectable } from 'kysely';
 import type { Db, Dialect, Executor } from '../db/database.js';
-import { type Page, type PageRequest, pageFromRows, rowsToFetch } from '../db/keyset.js';
+import { pageFromRows, rowsToFetch } from '../db/keyset.js';
 import type { WebhookDeliveriesTable, WebhooksTable } from '../db/schema.js';
+import type { Page, PageRequest } from '../page.js';
 
 export type WebhookRow = Selectable<WebhooksTable> & { readonly username: string };
 export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
