@@ -11,6 +11,7 @@ import { API_PREFIX, BAUD_API, ENIGMA_API_PREFIX, installApiMounts } from './htt
 import { installAuthHook } from './http/auth-hook.js';
 import { installCaching } from './http/caching.js';
 import { installCors } from './http/cors.js';
+import { createCursorCodec } from './http/cursor-codec.js';
 import { installJsonBody } from './http/json-body.js';
 import { installNulGuard } from './http/nul-guard.js';
 import { describeHeaders, describeOperation, nameProblemCode, SECURITY_SCHEMES } from './http/openapi-operations.js';
@@ -164,16 +165,18 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
     installCors(app, config); // before the auth hook: preflights never meet credential checks
     installAuthHook(app, board);
     installNulGuard(app);
+    // One codec for every mount: what it remembers of the cursors it made serves both.
+    const cursors = createCursorCodec(board.cursorSecret);
     const registerApi = async (api: FastifyInstance) => {
       installCaching(api, web);
       installSessionActivity(api, board);
       registerSystemRoutes(api, board);
       await api.register(authRoutes, { board });
       registerUserRoutes(api, board);
-      registerMessageRoutes(api, board);
-      await api.register(fileRoutes, { board });
+      registerMessageRoutes(api, board, cursors);
+      await api.register(fileRoutes, { board, cursors });
       if (live) registerEventRoutes(api, board, live.eventStreams);
-      registerWebhookRoutes(api, board);
+      registerWebhookRoutes(api, board, cursors);
     };
     // The same plugin once per mount: ENiGMA½'s prefix gets the very routes, hooks and handlers,
     // never copies. What differs (names only) the handlers ask of `apiMountOf(request)`.

@@ -7,7 +7,6 @@ import { createLoginAttemptStore } from './auth/login-attempt-store.js';
 import { createSessionStore } from './auth/session-store.js';
 import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config/load-config.js';
-import { createCursorCodec } from './db/cursor-codec.js';
 import { type Database, migrateToLatest, openDatabase } from './db/database.js';
 import { loadOrCreateSecret } from './db/settings-store.js';
 import { createEventLog } from './events/event-log.js';
@@ -75,7 +74,8 @@ async function assembleBoard(config: Config, database: Database, clock: Clock, a
     /** For tests and benchmarks that look at rows directly; the HTTP app and the CLI use services. */
     db,
     clock,
-    cursors: createCursorCodec(cursorSecret),
+    /** The key the HTTP edge signs its list cursors with (see createCursorCodec): the same on every node. */
+    cursorSecret,
     ...createIdentityServices({
       config,
       clock,

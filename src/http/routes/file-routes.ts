@@ -10,6 +10,7 @@ import { contentTypeForFileName } from '../../files/file-name.js';
 import { areaFileListId, fileSearchListId, UPLOAD_FIELD_NAMES, type UploadPart } from '../../files/file-service.js';
 import { apiMountOf } from '../api-prefix.js';
 import { isMultipartFormData } from '../content-type.js';
+import type { CursorCodec } from '../cursor-codec.js';
 import { attachmentDisposition, ifNoneMatchHits, rangeOutcome } from '../download-headers.js';
 import {
   ListEnvelope,
@@ -234,8 +235,11 @@ function multipartUpload(request: FastifyRequest, guard: UploadBodyGuard) {
  * `fileBase.maxUploadBytes` and the upload body guard, not by the JSON `bodyLimit` — exists
  * only here.
  */
-export async function fileRoutes(parent: FastifyInstance, options: { board: Board }): Promise<void> {
-  const { board } = options;
+export async function fileRoutes(
+  parent: FastifyInstance,
+  options: { board: Board; cursors: CursorCodec },
+): Promise<void> {
+  const { board, cursors } = options;
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
   const sendAreaPage = listPageSender();
   const sendSearchPage = listPageSender();
@@ -303,7 +307,7 @@ export async function fileRoutes(parent: FastifyInstance, options: { board: Boar
     },
     async (request, reply) => {
       const { query } = request;
-      const paging = { list: fileSearchListId(query), cursors: board.cursors };
+      const paging = { list: fileSearchListId(query), cursors };
       return sendSearchPage(request, reply, paging, (page, shouldStrip) =>
         board.searchBudget.run(() => board.files.searchFiles(request.caller, query, page, shouldStrip)),
       );
@@ -324,7 +328,7 @@ export async function fileRoutes(parent: FastifyInstance, options: { board: Boar
     },
     async (request, reply) => {
       const { areaTag } = request.params;
-      const paging = { list: areaFileListId(areaTag), cursors: board.cursors };
+      const paging = { list: areaFileListId(areaTag), cursors };
       return sendAreaPage(request, reply, paging, (page, shouldStrip) =>
         board.files.listAreaFiles(request.caller, areaTag, page, shouldStrip),
       );
