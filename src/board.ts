@@ -18,6 +18,7 @@ import { createFileStore } from './files/file-store.js';
 import { createIdentityChanges, type IdentityChanges } from './identity-changes.js';
 import { createMessageService } from './messages/message-service.js';
 import { createMessageStore } from './messages/message-store.js';
+import { registerRelevanceFunction } from './search/full-text-index.js';
 import { createSearchBudget, searchBudgetLimitsFor } from './search/search-budget.js';
 import { createHealthService } from './system/health-service.js';
 import { createSystemService } from './system/system-service.js';
@@ -42,6 +43,7 @@ export async function openBoard(config: Config, options: { clock?: Clock; migrat
     poolSize,
     statementTimeoutSeconds,
     timeQueries: config.metrics.enabled,
+    onSqliteOpen: registerRelevanceFunction,
   });
   try {
     const appliedMigrations = (options.migrate ?? true) ? await migrateToLatest(database) : [];

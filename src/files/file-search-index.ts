@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Dialect, Executor } from '../db/database.js';
-import { addToIndex, indexMatch, relevanceSortKey, removeFromIndex } from '../db/full-text-index.js';
+import { addToIndex, indexMatch, relevanceSortKey, removeFromIndex } from '../search/full-text-index.js';
 import { MAX_RANKED_MATCHES } from '../search/relevance.js';
 import type { SearchOrder, SearchQuery } from '../search/search-query.js';
 

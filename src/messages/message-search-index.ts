@@ -1,6 +1,6 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { Dialect, Executor } from '../db/database.js';
-import { addToIndex, clearIndex, indexMatch, relevanceSortKey, removeFromIndex } from '../db/full-text-index.js';
+import { addToIndex, clearIndex, indexMatch, relevanceSortKey, removeFromIndex } from '../search/full-text-index.js';
 import { estimatedMatchShare, type WordShares } from '../search/match-share.js';
 import { MAX_RANKED_MATCHES } from '../search/relevance.js';
 import { type SearchOrder, type SearchQuery, toPostgresTsquery } from '../search/search-query.js';

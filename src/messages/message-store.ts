@@ -1,12 +1,12 @@
 import { type ExpressionBuilder, type Insertable, sql, type Transaction } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { Database, Db, Dialect, Executor } from '../db/database.js';
-import { createWordShareReader, mergePendingEntries } from '../db/full-text-index.js';
 import { pageFromRows, rowsToFetch } from '../db/keyset.js';
 import { prepareQuery } from '../db/prepared-query.js';
 import type { MessagesTable, Tables } from '../db/schema.js';
 import { ServiceUnavailableError } from '../errors.js';
 import type { Page, PageRequest } from '../page.js';
+import { createWordShareReader, mergePendingEntries } from '../search/full-text-index.js';
 import { addToLiveCounts, pointersWithUnreadQuery } from './message-live-counts.js';
 import { createMessageReadCache } from './message-read-cache.js';
 import { MAX_MESSAGE_ID, type MessageOrder } from './message-rules.js';

@@ -1,24 +1,18 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import { CompiledQuery, type RawBuilder, sql } from 'kysely';
 import type { Clock } from '../clock.js';
-import type { WordShares } from '../search/match-share.js';
-import { ID_SPAN, RELEVANCE_SCALE, relevanceScore } from '../search/relevance.js';
-import {
-  positiveTerms,
-  type SearchQuery,
-  type SearchTerm,
-  toFts5Match,
-  toPostgresTsquery,
-} from '../search/search-query.js';
-import { indexText, searchTokens, tokenisesAlikeInSqlite } from '../search/search-text.js';
+import type { Dialect, Executor } from '../db/database.js';
 import { stripAnsi } from '../text/strip-ansi.js';
-import type { Dialect, Executor } from './database.js';
+import type { WordShares } from './match-share.js';
+import { ID_SPAN, RELEVANCE_SCALE, relevanceScore } from './relevance.js';
+import { positiveTerms, type SearchQuery, type SearchTerm, toFts5Match, toPostgresTsquery } from './search-query.js';
+import { indexText, searchTokens, tokenisesAlikeInSqlite } from './search-text.js';
 
 /**
  * The full-text indexes (messages, files): one row per document, keyed by its id. An FTS5
  * table on SQLite (contentless: it stores the index only, no second copy of the text), a
  * `tsvector` with a GIN index on PostgreSQL. Both are fed the same words — our tokens
- * (src/search/search-text.ts) — so the one query language answers alike on either database.
+ * (search-text.ts) — so the one query language answers alike on either database.
  */
 export type FullTextIndex = 'message_search' | 'file_search';
 
