@@ -1,10 +1,10 @@
 import { sql } from 'kysely';
 import type { Database, Executor } from '../db/database.js';
 import type { Tables } from '../db/schema.js';
-import { indexFiles } from '../files/file-search-index.js';
+import { indexFiles } from '../files/file-search-store.js';
 import { freeFileName } from '../files/file-store.js';
 import { addToLiveCounts } from '../messages/message-live-counts.js';
-import { indexMessages } from '../messages/message-search-index.js';
+import { indexMessages } from '../messages/message-search-store.js';
 import { threadPlacesOf } from '../messages/message-store.js';
 import { mergePendingEntries } from '../search/full-text-index.js';
 import { usernameKey } from '../users/username.js';

@@ -5,7 +5,7 @@ import type { Page, PageRequest } from '../page.js';
 import type { SearchOrder, SearchQuery } from '../search/search-query.js';
 import type { UserStore } from '../users/user-store.js';
 import { withClashSuffix } from './file-name.js';
-import { findFiles, indexFiles, unindexFile } from './file-search-index.js';
+import { findFiles, indexFiles, unindexFile } from './file-search-store.js';
 
 /** A file record as the API shows it (decisions.md, "Element shapes"), before ANSI stripping. */
 export interface FileRecord {

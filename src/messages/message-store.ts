@@ -18,7 +18,7 @@ import {
   type MessageSearch,
   type MessageSearchFilters,
   unindexMessage,
-} from './message-search-index.js';
+} from './message-search-store.js';
 import { depthOf, type ThreadPlace } from './message-thread.js';
 
 /** A message to insert: its id reserved beforehand (`reserveMessageIds`), its thread place computed from it. */
@@ -102,7 +102,7 @@ export function createMessageStore(database: Pick<Database, 'db' | 'dialect'>, c
   return {
     ...queries,
 
-    /** One page of the live messages that match a search, in its order (see message-search-index.ts). */
+    /** One page of the live messages that match a search, in its order (see message-search-store.ts). */
     searchMessages: (search: MessageSearchFilters & Pick<MessageSearch, 'sort'>, request: PageRequest) =>
       remembered.search(searchPageCacheKey(search, request), async (): Promise<Page<SearchHit>> => {
         const found = await findMessages(

@@ -6,6 +6,9 @@ import { MAX_RANKED_MATCHES } from '../search/relevance.js';
 import { type SearchOrder, type SearchQuery, toPostgresTsquery } from '../search/search-query.js';
 import type { MessageSummary } from './message-store.js';
 
+// Every query of the message search index (`message_search`): keeping it in step with the live
+// messages, in the transactions that change them, and finding messages in it.
+
 /** What the message index holds of a message: its subject and body. */
 export interface IndexedMessage {
   readonly id: number;

@@ -4,6 +4,9 @@ import { addToIndex, indexMatch, relevanceSortKey, removeFromIndex } from '../se
 import { MAX_RANKED_MATCHES } from '../search/relevance.js';
 import type { SearchOrder, SearchQuery } from '../search/search-query.js';
 
+// Every query of the file search index (`file_search`): keeping it in step with the files, in the
+// transactions that change them, and finding files in it.
+
 /** What the file index holds of a file: its name, descriptions and hash tags. */
 export interface IndexedFile {
   readonly id: number;
