@@ -65,7 +65,7 @@ async function assembleBoard(config: Config, database: Database, clock: Clock, a
   const webhookSecret = await loadOrCreateSecret(db, 'webhookSecret');
   const identityChanges = createIdentityChanges();
   const stores = createStores(database, clock, identityChanges);
-  const events = createEventLog({ database, clock, ...config.events });
+  const events = createEventLog({ database, clock, ...config.events, onPrune: stores.webhooks.pruneDeliveries });
   const users = createUserService({ store: stores.users, config, clock });
   const access = createAreaAccess({ config, areas, clock });
   const messages = createMessageService({ store: stores.messages, users: stores.users, clock, areas, access, events });

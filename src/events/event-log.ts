@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { Database, Executor } from '../db/database.js';
+import { readSetting, writeSetting } from '../db/settings-store.js';
 
 /** Every kind of event, in the order docs/api-notes.md lists them. */
 export const EVENT_TYPES = [
@@ -29,7 +30,7 @@ export interface BoardEvent {
 
 export type NewEvent = Omit<BoardEvent, 'id' | 'createdAt'>;
 
-/** The settings row that remembers the newest id pruned: a resume from before it missed events. */
+/** The setting that remembers the newest id pruned: a resume from before it missed events. */
 const PRUNED_THROUGH = 'eventsPrunedThrough';
 
 /**
@@ -49,7 +50,17 @@ export const EVENT_BATCH = 500;
  * change leaves no event; a committed one always has its event), read in id order by every
  * node's streams and webhook senders, pruned by age and count.
  */
-export function createEventLog(deps: { database: Database; clock: Clock; retentionDays: number; maxEvents: number }) {
+export function createEventLog(deps: {
+  database: Database;
+  clock: Clock;
+  retentionDays: number;
+  maxEvents: number;
+  /**
+   * Prunes what ages with the events, given the cutoff of each prune: the webhook delivery log,
+   * which the board wires in (the log knows nothing of webhooks).
+   */
+  onPrune: (cutoff: string) => Promise<void>;
+}) {
   const { database, clock } = deps;
   const { db, dialect } = database;
   const channel = notifyChannel(database.schema);
@@ -122,13 +133,12 @@ export function createEventLog(deps: { database: Database; clock: Clock; retenti
 
     /** The newest id pruned so far (0: none): a client resuming from an earlier id missed events. */
     async prunedThrough(): Promise<number> {
-      const row = await db.selectFrom('settings').select('value').where('key', '=', PRUNED_THROUGH).executeTakeFirst();
-      return Number(row?.value ?? 0);
+      return Number((await readSetting(db, PRUNED_THROUGH)) ?? 0);
     },
 
     /**
-     * Deletes events older than the retention or beyond the newest `maxEvents`, and the webhook
-     * delivery log of the same age. Returns how many events went. Safe on several nodes at once.
+     * Deletes events older than the retention or beyond the newest `maxEvents`, and (through `onPrune`)
+     * what ages with them. Returns how many events went. Safe on several nodes at once.
      */
     async prune(): Promise<number> {
       const cutoff = new Date(clock.now().getTime() - deps.retentionDays * 86_400_000).toISOString();
@@ -139,21 +149,12 @@ export function createEventLog(deps: { database: Database; clock: Clock; retenti
         .executeTakeFirst();
       const byCount = (await this.latestId()) - deps.maxEvents;
       const through = Math.max(Number(byAge?.id ?? 0), byCount);
-      await db.deleteFrom('webhookDeliveries').where('attemptedAt', '<', cutoff).execute();
+      await deps.onPrune(cutoff);
       if (through <= 0) return 0;
       return db.transaction().execute(async (trx) => {
         const deleted = await trx.deleteFrom('events').where('id', '<=', through).executeTakeFirst();
-        const known = await trx
-          .selectFrom('settings')
-          .select('value')
-          .where('key', '=', PRUNED_THROUGH)
-          .executeTakeFirst();
-        const value = String(Math.max(through, Number(known?.value ?? 0)));
-        await trx
-          .insertInto('settings')
-          .values({ key: PRUNED_THROUGH, value })
-          .onConflict((conflict) => conflict.column('key').doUpdateSet({ value }))
-          .execute();
+        const known = Number((await readSetting(trx, PRUNED_THROUGH)) ?? 0);
+        await writeSetting(trx, PRUNED_THROUGH, String(Math.max(through, known)));
         return Number(deleted.numDeletedRows);
       });
     },

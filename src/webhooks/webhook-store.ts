@@ -249,6 +249,11 @@ export function createWebhookStore(db: Db, dialect: Dialect) {
       await db.insertInto('webhookDeliveries').values(attempt).execute();
     },
 
+    /** Deletes the attempts of the delivery log made before `cutoff` (the event log's retention). */
+    async pruneDeliveries(cutoff: string): Promise<void> {
+      await db.deleteFrom('webhookDeliveries').where('attemptedAt', '<', cutoff).execute();
+    },
+
     /** The delivery log of a webhook, newest first, one keyset page. */
     async deliveries(webhookId: number, request: PageRequest): Promise<Page<DeliveryRow>> {
       const rows = await db
