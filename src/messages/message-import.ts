@@ -2,9 +2,10 @@ import type { BoardAreas } from '../access/board-areas.js';
 import { BadRequestError, NotFoundError } from '../errors.js';
 import { checkNetwork } from './message-network.js';
 import { checkBody, checkSubject, checkUserName, DEFAULT_TO_USER_NAME } from './message-rules.js';
-import type { MessageStore, NewMessageRow } from './message-store.js';
+import type { MessageStore } from './message-store.js';
 import { type ThreadPlace, threadPlaceOf } from './message-thread.js';
 import { messageUuid } from './message-uuid.js';
+import type { NewMessageRow } from './message-writes.js';
 
 /** Rows committed per transaction; measured in bench/message-import.bench.ts. */
 export const DEFAULT_IMPORT_BATCH_SIZE = 5000;

@@ -2,7 +2,8 @@ import type { Clock } from '../clock.js';
 import { estimatedBytes, estimatedStringBytes } from '../estimated-bytes.js';
 import type { Page } from '../page.js';
 import { createRecentCache, type RecentCache } from '../recent-cache.js';
-import type { AreaCounters, MessageDetailRow, MessageSummary, SearchHit } from './message-store.js';
+import type { AreaCounters, MessageDetailRow, MessageSummary } from './message-reads.js';
+import type { SearchHit } from './message-search-store.js';
 
 /**
  * How long a node reuses a page of an area, a message or an area's counters it read. The

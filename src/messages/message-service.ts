@@ -12,6 +12,7 @@ import { searchSnippet } from '../search/snippet.js';
 import { presentText, stripAnsi } from '../text/strip-ansi.js';
 import type { UserStore } from '../users/user-store.js';
 import { type MessageNetwork, parseStoredNetwork } from './message-network.js';
+import type { AreaCounters, MessageDetailRow, MessageSummary, ThreadMessage } from './message-reads.js';
 import {
   checkBody,
   checkSubject,
@@ -20,14 +21,8 @@ import {
   MAX_MESSAGE_ID,
   type MessageOrder,
 } from './message-rules.js';
-import type {
-  AreaCounters,
-  MessageDetailRow,
-  MessageStore,
-  MessageSummary,
-  SearchHit,
-  ThreadMessage,
-} from './message-store.js';
+import type { SearchHit } from './message-search-store.js';
+import type { MessageStore } from './message-store.js';
 import { threadPlaceOf } from './message-thread.js';
 import { messageUuid } from './message-uuid.js';
 

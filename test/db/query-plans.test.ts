@@ -2,8 +2,8 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { importMessages } from '../../src/messages/message-import.js';
 import { pointersWithUnreadQuery } from '../../src/messages/message-live-counts.js';
+import { areaPageQuery, newestAreaPageQuery, threadPageQuery } from '../../src/messages/message-reads.js';
 import { MAX_MESSAGE_ID } from '../../src/messages/message-rules.js';
-import { areaPageQuery, newestAreaPageQuery, threadPageQuery } from '../../src/messages/message-store.js';
 import { linesOf } from '../messages/message-fixture.js';
 import { createTestBoard, describeEachDialect, type TestBoard } from '../support/test-board.js';
 
