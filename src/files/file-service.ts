@@ -87,7 +87,7 @@ export async function openFileBase(deps: {
   areas: BoardAreas;
   access: AreaAccess;
   events: EventLog;
-}) {
+}): Promise<FileService> {
   const { requestTimeoutSeconds } = deps.config.contentServers.web;
   const storage = createFileStorage(deps.config.fileBase.storageTags, {
     clock: deps.clock,

@@ -72,6 +72,39 @@ export interface TestDelivery {
   readonly error: string | null;
 }
 
+export interface WebhookService {
+  /**
+   * `POST /webhooks`: the new webhook, its secret shown this once. Over the per-user limit → 409;
+   * a credential that may not read → 403.
+   */
+  create(caller: Caller, input: WebhookInput): Promise<CreatedWebhook>;
+  /** The operator's `baud webhook add`, for any user. */
+  createFor(userId: number, input: WebhookInput): Promise<CreatedWebhook>;
+  /** The caller's webhooks (a sysop's: everyone's), by id. */
+  list(caller: Caller, request: PageRequest): Promise<Page<WebhookView>>;
+  /** Every webhook (the operator's CLI). */
+  listAll(request: PageRequest): Promise<Page<WebhookView>>;
+  /** A webhook the caller may manage; anyone else's is a 404. */
+  get(caller: Caller, id: number): Promise<WebhookView>;
+  /**
+   * Changes what was given; `active: true` revives a deactivated webhook with its failures
+   * forgotten. A credential that may not read → 403, as for `create`.
+   */
+  update(caller: Caller, id: number, patch: WebhookPatch): Promise<WebhookView>;
+  remove(caller: Caller, id: number): Promise<void>;
+  /** The operator's `baud webhook remove`. */
+  removeById(id: number): Promise<void>;
+  /**
+   * Sends a `webhook.test` event now and answers how it went; it is logged with event id 0.
+   * At most TEST_DELIVERIES_PER_WINDOW per webhook per window, else 429.
+   */
+  test(caller: Caller, id: number): Promise<TestDelivery>;
+  /** The delivery log, newest first. */
+  deliveries(caller: Caller, id: number, request: PageRequest): Promise<Page<DeliveryView>>;
+  /** The operator's `baud webhook deliveries`. */
+  deliveriesById(id: number, request: PageRequest): Promise<Page<DeliveryView>>;
+}
+
 /**
  * Test deliveries one webhook may send per window, counted across nodes: enough to debug a
  * receiver, too few to turn the board into a flood of POSTs at someone else's (the attack run
@@ -111,7 +144,7 @@ export function createWebhookService(deps: {
   config: Config;
   clock: Clock;
   boardSecret: Uint8Array;
-}) {
+}): WebhookService {
   const { store, log, clock, boardSecret } = deps;
   const settings = deps.config.webhooks;
 
@@ -205,31 +238,20 @@ export function createWebhookService(deps: {
   }
 
   return {
-    /**
-     * `POST /webhooks`: the new webhook, its secret shown this once. Over the per-user limit → 409;
-     * a credential that may not read → 403.
-     */
-    create: (caller: Caller, input: WebhookInput) => createFor(directorOf(caller).user.id, input),
+    create: (caller, input) => createFor(directorOf(caller).user.id, input),
 
-    /** The operator's `baud webhook add`, for any user. */
     createFor,
 
-    /** The caller's webhooks (a sysop's: everyone's), by id. */
-    async list(caller: Caller, request: PageRequest): Promise<Page<WebhookView>> {
+    async list(caller, request) {
       const user = userOf(caller);
       return mapPage(await store.list(isSysop(caller) ? null : user.user.id, request), toWebhookView);
     },
 
-    /** Every webhook (the operator's CLI). */
-    listAll: async (request: PageRequest) => mapPage(await store.list(null, request), toWebhookView),
+    listAll: async (request) => mapPage(await store.list(null, request), toWebhookView),
 
-    get: async (caller: Caller, id: number) => toWebhookView(await managed(caller, id)),
+    get: async (caller, id) => toWebhookView(await managed(caller, id)),
 
-    /**
-     * Changes what was given; `active: true` revives a deactivated webhook with its failures
-     * forgotten. A credential that may not read → 403, as for `create`.
-     */
-    async update(caller: Caller, id: number, patch: WebhookPatch): Promise<WebhookView> {
+    async update(caller, id, patch) {
       directorOf(caller);
       const row = await managed(caller, id);
       const url = patch.url === undefined ? undefined : await checkTarget(patch.url);
@@ -252,22 +274,17 @@ export function createWebhookService(deps: {
       return toWebhookView((await store.find(id)) ?? row);
     },
 
-    async remove(caller: Caller, id: number): Promise<void> {
+    async remove(caller, id) {
       await managed(caller, id);
       await store.remove(id);
     },
 
-    /** The operator's `baud webhook remove`. */
-    async removeById(id: number): Promise<void> {
+    async removeById(id) {
       if (!(await store.find(id))) throw new NotFoundError('webhook.not-found', `No webhook ${id}.`);
       await store.remove(id);
     },
 
-    /**
-     * Sends a `webhook.test` event now and answers how it went; it is logged with event id 0.
-     * At most TEST_DELIVERIES_PER_WINDOW per webhook per window, else 429.
-     */
-    async test(caller: Caller, id: number): Promise<TestDelivery> {
+    async test(caller, id) {
       const row = await managed(caller, id);
       await takeTestSlot(row.id);
       const now = clock.now();
@@ -299,18 +316,14 @@ export function createWebhookService(deps: {
       return { deliveryId, success: attempt.isSuccess, statusCode, durationMs: Math.round(attempt.durationMs), error };
     },
 
-    /** The delivery log, newest first. */
-    async deliveries(caller: Caller, id: number, request: PageRequest): Promise<Page<DeliveryView>> {
+    async deliveries(caller, id, request) {
       await managed(caller, id);
       return mapPage(await store.deliveries(id, request), toDeliveryView);
     },
 
-    /** The operator's `baud webhook deliveries`. */
-    async deliveriesById(id: number, request: PageRequest): Promise<Page<DeliveryView>> {
+    async deliveriesById(id, request) {
       if (!(await store.find(id))) throw new NotFoundError('webhook.not-found', `No webhook ${id}.`);
       return mapPage(await store.deliveries(id, request), toDeliveryView);
     },
   };
 }
-
-export type WebhookService = ReturnType<typeof createWebhookService>;
