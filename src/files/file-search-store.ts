@@ -33,26 +33,6 @@ export function unindexFile(db: Executor, dialect: Dialect, fileId: number) {
   return removeFromIndex(db, dialect, 'file_search', fileId);
 }
 
-/** Indexes every file already stored (the migration that adds file search). */
-export async function indexAllFiles(db: Executor, dialect: Dialect): Promise<number> {
-  let indexed = 0;
-  let afterId = 0;
-  for (;;) {
-    const { rows } = await sql<{ id: number; fileName: string; desc: string; descLong: string; hashTags: string }>`
-      SELECT id, file_name, "desc", desc_long, hash_tags FROM files WHERE id > ${afterId} ORDER BY id LIMIT 1000`.execute(
-      db,
-    );
-    if (rows.length === 0) return indexed;
-    await indexFiles(
-      db,
-      dialect,
-      rows.map((row) => ({ ...row, hashTags: JSON.parse(row.hashTags) as string[] })),
-    );
-    indexed += rows.length;
-    afterId = rows[rows.length - 1]?.id ?? afterId;
-  }
-}
-
 /** A file a search found, and its key in the search's order. */
 export interface FoundFile {
   readonly id: number;
