@@ -19,6 +19,11 @@ function importsUnder(folder: string): { file: string; target: string }[] {
   });
 }
 
+/** The folders of `src/` other than `src/db`: the domains and the edges. */
+const FOLDERS_BUT_DB = readdirSync(SRC, { withFileTypes: true })
+  .filter((entry) => entry.isDirectory() && entry.name !== 'db')
+  .map((entry) => entry.name);
+
 const reaching = (folder: string, forbidden: readonly string[]) =>
   importsUnder(folder)
     .filter(({ target }) => forbidden.some((prefix) => target === prefix || target.startsWith(`${prefix}/`)))
@@ -36,5 +41,21 @@ describe('layering', () => {
 
   it('lets the system count sessions through its own interface, not auth’s store', () => {
     expect(reaching('system', ['auth'])).toEqual([]);
+  });
+
+  it('keeps src/db below every domain: its stores and helpers import none (migrations are checked on their own)', () => {
+    expect(reaching('db', FOLDERS_BUT_DB)).toEqual([]);
+  });
+
+  it('keeps the HTTP edge off the database: it reaches rows only through services', () => {
+    expect(reaching('http', ['db'])).toEqual([]);
+  });
+
+  it('keeps events off the tables of webhooks and settings: it prunes and remembers through their stores', () => {
+    const tables = /(['"`])(webhooks|webhookDeliveries|webhook_deliveries|settings)\1/;
+    const naming = readdirSync(path.join(SRC, 'events'))
+      .filter((name) => name.endsWith('.ts'))
+      .filter((name) => tables.test(readFileSync(path.join(SRC, 'events', name), 'utf8')));
+    expect(naming).toEqual([]);
   });
 });
