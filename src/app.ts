@@ -20,6 +20,7 @@ import { registerReaderRoutes } from './http/reader-routes.js';
 import { RequestLogController } from './http/request-log.js';
 import { compileRequestValidator } from './http/request-validation.js';
 import { installResponseHeaders, refuseWhileClosing } from './http/response-headers.js';
+import { registerAdminRoutes } from './http/routes/admin-routes.js';
 import { authRoutes } from './http/routes/auth-routes.js';
 import { registerEventRoutes } from './http/routes/event-routes.js';
 import { fileRoutes } from './http/routes/file-routes.js';
@@ -177,6 +178,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
       await api.register(fileRoutes, { board, cursors });
       if (live) registerEventRoutes(api, board, live.eventStreams);
       registerWebhookRoutes(api, board, cursors);
+      registerAdminRoutes(api, board, cursors);
     };
     // The same plugin once per mount: ENiGMA½'s prefix gets the very routes, hooks and handlers,
     // never copies. What differs (names only) the handlers ask of `apiMountOf(request)`.
@@ -232,12 +234,13 @@ function installRequestMetrics(app: FastifyInstance, metrics: BoardMetrics): voi
 /** The document's tags: one per resource. */
 const API_TAGS = [
   { name: 'system', description: 'Board information, statistics, nodes and last callers.' },
-  { name: 'auth', description: 'Log in, refresh the access token, log out.' },
+  { name: 'auth', description: 'Apply for an account, log in, refresh the access token, log out.' },
   { name: 'users', description: 'Your profile and other users’ public profiles.' },
   { name: 'messages', description: 'Conferences, areas, messages, threads, new-scan and search.' },
   { name: 'files', description: 'File areas, files, uploads, downloads and search.' },
   { name: 'events', description: 'The live event stream (Server-Sent Events).' },
   { name: 'webhooks', description: 'Signed deliveries of events to your own URLs.' },
+  { name: 'admin', description: "The sysop's desk: accounts, applications, locks, groups and the audit log." },
 ];
 
 async function registerOpenApi(app: FastifyInstance): Promise<void> {

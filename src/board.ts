@@ -1,5 +1,7 @@
 import { type AreaAccess, createAreaAccess } from './access/area-access.js';
 import { type BoardAreas, compileBoardAreas } from './access/board-areas.js';
+import { createDeskService, type DeskService } from './admin/desk-service.js';
+import { createAuditStore } from './audit/audit-store.js';
 import { type AccessTokens, createAccessTokens } from './auth/access-tokens.js';
 import type { ApiKeyService } from './auth/api-key-service.js';
 import { createApiKeyStore } from './auth/api-key-store.js';
@@ -8,6 +10,7 @@ import type { CallerService } from './auth/caller-service.js';
 import type { CredentialService } from './auth/credential-service.js';
 import { createIdentityServices } from './auth/identity-services.js';
 import { createLoginAttemptStore } from './auth/login-attempt-store.js';
+import type { RegistrationService } from './auth/registration-service.js';
 import type { SessionActivityService } from './auth/session-activity-service.js';
 import { createSessionStore } from './auth/session-store.js';
 import { type Clock, systemClock } from './clock.js';
@@ -60,6 +63,10 @@ export interface Board {
   /** When the callers of each session were last seen (the node list). */
   readonly sessionActivity: SessionActivityService;
   readonly users: UserService;
+  /** People applying for an account (`POST /auth/register`). */
+  readonly registration: RegistrationService;
+  /** The sysop's desk: accounts to approve, reject, lock, unlock and group; the audit log. */
+  readonly desk: DeskService;
   /** The configured conferences and areas, their ACS compiled. */
   readonly areas: BoardAreas;
   /** Who may use which area. */
@@ -127,6 +134,16 @@ async function assembleBoard(
   const events = createEventLog({ database, clock, ...config.events, onPrune: stores.webhooks.pruneDeliveries });
   const users = createUserService({ store: stores.users, config, clock });
   const access = createAreaAccess({ config, areas, clock });
+  const identity = createIdentityServices({
+    config,
+    clock,
+    stores,
+    users,
+    accessTokens: createAccessTokens(jwtSecret, clock),
+    refreshSuccessorSecret,
+    identityChanges,
+    events,
+  });
   const messages = createMessageService({ store: stores.messages, users: stores.users, clock, areas, access, events });
   const files = await openFileBase({ store: stores.files, config, clock, areas, access, events });
   return {
@@ -135,17 +152,9 @@ async function assembleBoard(
     db,
     clock,
     cursorSecret,
-    ...createIdentityServices({
-      config,
-      clock,
-      stores,
-      users,
-      accessTokens: createAccessTokens(jwtSecret, clock),
-      refreshSuccessorSecret,
-      identityChanges,
-      events,
-    }),
+    ...identity,
     users,
+    desk: createDeskService({ config, clock, stores, credentials: identity.credentials }),
     profiles: createProfileService({ store: stores.users }),
     areas,
     access,
@@ -184,6 +193,7 @@ function createStores(database: Database, clock: Clock, identityChanges: Identit
     messages: createMessageStore(database, clock),
     files: createFileStore(database, users),
     webhooks: createWebhookStore(db, database.dialect),
+    audit: createAuditStore(db),
   };
 }
 

@@ -49,6 +49,13 @@ export const ERROR_CODES = {
   'user.invalid-group': { status: 400, detail: 'The group name is not valid.' },
   'user.not-found': { status: 404, detail: 'No user has this name.' },
   'user.username-taken': { status: 409, detail: 'The username is taken.' },
+  'auth.account-pending': { status: 403, detail: 'The account awaits approval by the sysop.' },
+  'registration.closed': { status: 403, detail: 'The board takes no registrations.' },
+  'registration.too-many': { status: 429, detail: 'Too many registrations came from this address this hour.' },
+  'desk.sysops-only': { status: 403, detail: "Only sysops work the sysop's desk." },
+  'desk.account-gone': { status: 404, detail: 'The account went away while the desk worked on it.' },
+  'desk.not-pending': { status: 409, detail: 'The account is not an application waiting for a decision.' },
+  'desk.self-lock': { status: 409, detail: 'A sysop cannot lock their own account.' },
 
   'api-key.invalid-id': { status: 400, detail: 'The API key id is not a positive integer.' },
   'api-key.invalid-label': { status: 400, detail: 'The API key label is empty or too long.' },

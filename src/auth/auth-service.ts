@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/load-config.js';
-import { UnauthorizedError } from '../errors.js';
+import { ForbiddenError, UnauthorizedError } from '../errors.js';
 import type { EventLog } from '../events/event-log.js';
 import type { SystemStore } from '../system/system-store.js';
 import type { UserStore } from '../users/user-store.js';
@@ -86,9 +86,15 @@ export function createAuthService(deps: {
       const passwordMatches = user
         ? await verifyPassword(user.passwordHash, input.password)
         : await verifyAgainstDummy(input.password);
-      if (!user || !passwordMatches || user.disabledAt !== null) {
+      const refused = () =>
         // The slots the attempt reserved stay taken: they are the failure's record.
-        throw new UnauthorizedError('auth.invalid-credentials', 'The username or password is incorrect.').withHeaders(
+        new UnauthorizedError('auth.invalid-credentials', 'The username or password is incorrect.').withHeaders(
+          rateLimitHeaders(reservation.quotaIfFailed),
+        );
+      if (!user || !passwordMatches || user.disabledAt !== null) throw refused();
+      // Said only to whoever knows the password: to anyone else a pending name answers as any other.
+      if (user.isPending === 1) {
+        throw new ForbiddenError('auth.account-pending', 'This account awaits approval by the sysop.').withHeaders(
           rateLimitHeaders(reservation.quotaIfFailed),
         );
       }
@@ -100,7 +106,8 @@ export function createAuthService(deps: {
         // First, because it locks the user's row: the user's logins then run one after the
         // other (SQLite runs one write transaction at a time anyway), so the session cap
         // below counts the sessions of logins made in parallel too.
-        await users.recordLogin(trx, user.id, nowIso);
+        // A lock that committed since the password was checked wins: nothing of this login is written.
+        if (!(await users.recordLogin(trx, user.id, nowIso))) throw refused();
         if (upgradedHash !== undefined) await users.replacePasswordHash(trx, user.id, user.passwordHash, upgradedHash);
         await calls.recordCall(trx, user.id, nowIso);
         const issued = await refreshTokens.createFamily(trx, {

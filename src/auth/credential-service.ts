@@ -1,18 +1,27 @@
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/load-config.js';
+import type { Executor } from '../db/database.js';
 import { BadRequestError } from '../errors.js';
-import { findUserNamed, type UserService, type UserSummary } from '../users/user-service.js';
+import { type AlsoInTransaction, findUserNamed, type UserService, type UserSummary } from '../users/user-service.js';
 import type { UserStore } from '../users/user-store.js';
 import type { WebhookStore } from '../webhooks/webhook-store.js';
 import type { ApiKeyStore } from './api-key-store.js';
 import { hashPassword } from './passwords.js';
+import type { SessionStore } from './session-store.js';
 
-/** An account as it is opened: its name and first password, plus `users.defaultGroups` and `groups`. */
+/**
+ * An account as it is opened: its name and first password, plus `users.defaultGroups` and
+ * `groups`; an application (`isPending`) joins no group until it is approved.
+ */
 export interface NewAccountInput {
   readonly username: string;
   readonly password: string;
   readonly groups?: readonly string[];
   readonly emailAddress?: string | null;
+  readonly realName?: string | null;
+  readonly location?: string | null;
+  readonly isPending?: boolean;
+  readonly registrationNote?: string | null;
 }
 
 /** What a password change ended beyond sessions and keys, for the operator to hear. */
@@ -29,8 +38,17 @@ export const PASSWORD_RESET_REASON = "its owner's password was reset";
  * the users domain's; the CLI and the API both come here to open an account or set a password.
  */
 export interface CredentialService {
-  /** Opens an account with its first password. Too short → BadRequestError; name clashes → ConflictError. */
-  createAccount(input: NewAccountInput): Promise<UserSummary>;
+  /**
+   * Opens an account with its first password, writing `alsoInTransaction` in the same
+   * transaction. Too short → BadRequestError; name clashes → ConflictError.
+   */
+  createAccount(input: NewAccountInput, alsoInTransaction?: AlsoInTransaction): Promise<UserSummary>;
+  /**
+   * Ends every login session of the user inside `trx`, the transaction of what ends them (a
+   * lock): their refresh families are revoked for good, and the access tokens issued for them
+   * die with them, since every request checks the token's session.
+   */
+  endSessions(trx: Executor, userId: number, at: string): Promise<void>;
   /**
    * Sets a new password. Every credential the old one stood behind ends with it: login
    * sessions (their refresh families die) and API keys (revoked); and the user's webhooks are
@@ -46,6 +64,7 @@ export function createCredentialService(deps: {
   stores: {
     readonly users: UserStore;
     readonly apiKeys: ApiKeyStore;
+    readonly sessions: Pick<SessionStore, 'revokeUserSessions'>;
     readonly webhooks: Pick<WebhookStore, 'deactivateOwnedBy'>;
   };
   config: Config;
@@ -63,10 +82,12 @@ export function createCredentialService(deps: {
   }
 
   return {
-    async createAccount({ password, ...account }) {
+    async createAccount({ password, ...account }, alsoInTransaction) {
       assertValidPassword(password);
-      return users.createUser({ ...account, passwordHash: await hashPassword(password) });
+      return users.createUser({ ...account, passwordHash: await hashPassword(password) }, alsoInTransaction);
     },
+
+    endSessions: (trx, userId, at) => stores.sessions.revokeUserSessions(trx, userId, at),
 
     async setPassword(username, password) {
       assertValidPassword(password);

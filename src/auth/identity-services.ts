@@ -1,3 +1,4 @@
+import type { AuditStore } from '../audit/audit-store.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/load-config.js';
 import type { EventLog } from '../events/event-log.js';
@@ -15,6 +16,7 @@ import { createCredentialService } from './credential-service.js';
 import type { LoginAttemptStore } from './login-attempt-store.js';
 import { createLoginThrottle } from './login-throttle.js';
 import { createRefreshTokens } from './refresh-tokens.js';
+import { createRegistrationService } from './registration-service.js';
 import { createSessionActivityService } from './session-activity-service.js';
 import type { SessionStore } from './session-store.js';
 
@@ -34,6 +36,8 @@ export function createIdentityServices(deps: {
     readonly system: SystemStore;
     /** A password change deactivates the user's webhooks (see `createCredentialService`). */
     readonly webhooks: Pick<WebhookStore, 'deactivateOwnedBy'>;
+    /** Each registration is audited. */
+    readonly audit: AuditStore;
   };
   users: UserService;
   accessTokens: AccessTokens;
@@ -41,7 +45,7 @@ export function createIdentityServices(deps: {
   refreshSuccessorSecret: Uint8Array;
   /** What the stores report when a credential may stand for something else now. */
   identityChanges: IdentityChanges;
-  /** Each login is recorded as a `user.login` event. */
+  /** Each login is recorded as a `user.login` event, each registration as `user.registered`. */
   events: EventLog;
 }) {
   const { config, clock, stores, users, accessTokens } = deps;
@@ -53,6 +57,7 @@ export function createIdentityServices(deps: {
   });
   const loginThrottle = createLoginThrottle({ store: stores.loginAttempts, clock, config });
   const apiKeys = createApiKeyService({ store: stores.apiKeys, clock, users });
+  const credentials = createCredentialService({ users, stores, config, clock });
   return {
     accessTokens,
     auth: createAuthService({
@@ -74,7 +79,15 @@ export function createIdentityServices(deps: {
       users,
       identityChanges: deps.identityChanges,
     }),
-    credentials: createCredentialService({ users, stores, config, clock }),
+    credentials,
+    registration: createRegistrationService({
+      config,
+      clock,
+      credentials,
+      windows: stores.loginAttempts,
+      audit: stores.audit,
+      events: deps.events,
+    }),
     sessionActivity: createSessionActivityService({ sessions: stores.sessions, users: stores.users, clock }),
   };
 }

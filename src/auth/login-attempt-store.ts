@@ -39,8 +39,8 @@ export interface LoginAttemptStore {
    * `windowStartedAt`, and returns the window as that left it (undefined when it is gone).
    */
   giveBackSlot(trx: Executor, subject: string, windowStartedAt: string): Promise<TakenSlot | undefined>;
-  /** Deletes every window that started at or before `windowOverAt`. */
-  deleteWindowsOver(windowOverAt: string): Promise<void>;
+  /** Deletes the windows of subjects starting with `subjectPrefix` that started at or before `windowOverAt`. */
+  deleteWindowsOver(windowOverAt: string, subjectPrefix: string): Promise<void>;
 }
 
 /** Every query of the login throttle's windows (`login_attempts`). */
@@ -106,8 +106,13 @@ export function createLoginAttemptStore(db: Db): LoginAttemptStore {
         .returning(['windowStartedAt', 'attemptCount'])
         .executeTakeFirst(),
 
-    async deleteWindowsOver(windowOverAt) {
-      await db.deleteFrom('loginAttempts').where('windowStartedAt', '<=', windowOverAt).execute();
+    async deleteWindowsOver(windowOverAt, subjectPrefix) {
+      // The prefixes are plain words and a colon: nothing in them is a LIKE wildcard.
+      await db
+        .deleteFrom('loginAttempts')
+        .where('windowStartedAt', '<=', windowOverAt)
+        .where('subject', 'like', `${subjectPrefix}%`)
+        .execute();
     },
   };
 }

@@ -50,8 +50,10 @@ export interface LoginThrottle {
   prune(): Promise<void>;
 }
 
-const accountSubject = (attempt: LoginAttempt) => `user:${attempt.usernameKey}`;
-const addressSubject = (attempt: LoginAttempt) => `ip:${attempt.clientAddress}`;
+const ACCOUNT_PREFIX = 'user:';
+const ADDRESS_PREFIX = 'ip:';
+const accountSubject = (attempt: LoginAttempt) => `${ACCOUNT_PREFIX}${attempt.usernameKey}`;
+const addressSubject = (attempt: LoginAttempt) => `${ADDRESS_PREFIX}${attempt.clientAddress}`;
 
 /**
  * Failed-login throttling, kept in the database (`login_attempts`) so every node sharing it
@@ -137,7 +139,10 @@ export function createLoginThrottle(deps: { store: LoginAttemptStore; clock: Clo
     },
 
     async prune() {
-      await store.deleteWindowsOver(new Date(clock.now().getTime() - windowMs).toISOString());
+      // Only its own: the table also holds the registration windows, which last longer.
+      const windowOverAt = new Date(clock.now().getTime() - windowMs).toISOString();
+      await store.deleteWindowsOver(windowOverAt, ACCOUNT_PREFIX);
+      await store.deleteWindowsOver(windowOverAt, ADDRESS_PREFIX);
     },
   };
 }

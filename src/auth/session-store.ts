@@ -102,6 +102,8 @@ export interface SessionStore {
   revokeSessionOfRefreshToken(tokenHash: string, revokedAt: string): Promise<void>;
   /** Revokes a session unless it already is (its first revocation time stays). */
   revokeSession(trx: Executor, sessionId: string, revokedAt: string): Promise<void>;
+  /** Revokes every session of the user that is not revoked yet. */
+  revokeUserSessions(trx: Executor, userId: number, revokedAt: string): Promise<void>;
   /**
    * Deletes what can never be used again at `now`: expired tokens, and sessions that are
    * revoked or past their absolute lifetime (their tokens go with them).
@@ -343,6 +345,16 @@ export function createSessionStore(db: Db, identityChanges: IdentityChanges): Se
     },
 
     revokeSession,
+
+    async revokeUserSessions(trx, userId, revokedAt) {
+      await trx
+        .updateTable('refreshFamilies')
+        .set({ revokedAt })
+        .where('userId', '=', userId)
+        .where('revokedAt', 'is', null)
+        .execute();
+      sessionsChanged();
+    },
 
     async pruneDead(now) {
       await db.transaction().execute(async (trx) => {

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { CONSOLE } from '../admin/desk-service.js';
 import type { UserSummary } from '../users/user-service.js';
 import { type CommonOptions, printResult, readStdin, withBoard, withCommonOptions } from './cli-context.js';
 
@@ -101,7 +102,10 @@ export function registerUserCommands(program: Command): void {
         .command(`${verb} <username>`)
         .description(disabled ? 'disable a user (ends their sessions)' : 'enable a user'),
     ).action(async (username: string, options: CommonOptions) => {
-      const updated = await withBoard(options, (board) => board.users.setDisabled(username, disabled));
+      const updated = await withBoard(options, async (board) => {
+        await (disabled ? board.desk.lock(CONSOLE, username) : board.desk.unlock(CONSOLE, username));
+        return board.users.getUser(username);
+      });
       printResult(options, updated, describeUser(updated));
     });
   }

@@ -161,6 +161,11 @@ export const ConfigSchema = Type.Object(
       {
         defaultGroups: Type.Array(Type.String({ minLength: 1 }), { default: ['users'] }),
         passwordMinLength: Type.Integer({ default: 8, minimum: 1, maximum: 1024 }),
+        // How people join (POST /auth/register): `open` (active at once), `approval` (pending until
+        // a sysop approves) or `closed`. `general.closedSystem: true` means closed whatever this says.
+        registration: Type.Union([Type.Literal('open'), Type.Literal('approval'), Type.Literal('closed')], {
+          default: 'approval',
+        }),
       },
       { ...Strict, default: {} },
     ),

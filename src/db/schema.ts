@@ -24,6 +24,7 @@ export interface Tables {
   events: EventsTable;
   webhooks: WebhooksTable;
   webhookDeliveries: WebhookDeliveriesTable;
+  auditLog: AuditLogTable;
 }
 
 type Timestamp = string;
@@ -61,6 +62,10 @@ export interface UsersTable {
   achievementCount: Generated<number>;
   achievementPoints: Generated<number>;
   minutesOnline: Generated<number>;
+  /** 1 while the account awaits a sysop's approval (`users.registration: approval`); it cannot log in. */
+  isPending: ColumnType<number, number | undefined, number>;
+  /** What the applicant told the sysop when registering. */
+  registrationNote: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface UserGroupsTable {
@@ -108,7 +113,10 @@ export interface ApiKeysTable {
 
 /** The login throttle's current window per subject (see `src/auth/login-throttle.ts`). */
 export interface LoginAttemptsTable {
-  /** `user:<usernameKey>` or `ip:<address>`. */
+  /**
+   * `user:<usernameKey>` or `ip:<address>` (failed logins), or `register:<address>` (accepted
+   * registrations, src/auth/registration-service.ts).
+   */
   subject: string;
   windowStartedAt: Timestamp;
   /** Attempts let through in this window: failures, plus those still being checked. */
@@ -243,4 +251,18 @@ export interface WebhookDeliveriesTable {
   durationMs: number;
   error: string | null;
   attemptedAt: Timestamp;
+}
+
+/** Every change made to an account, and by whom (src/admin/audit-store.ts). */
+export interface AuditLogTable {
+  id: Generated<number>;
+  at: Timestamp;
+  /** The user who acted; null for the operator at the server's console (the `baud` command). */
+  actor: string | null;
+  /** What was done: `user.registered`, `user.approved`, `user.locked` … */
+  action: string;
+  /** The username it was done to. */
+  target: string;
+  /** A short human-readable account of the change. */
+  detail: string;
 }

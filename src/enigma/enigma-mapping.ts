@@ -264,7 +264,11 @@ export function enigmaPasswordOf(user: EnigmaUser): EnigmaPassword | null {
 }
 
 /** A user's baud row but for the password hash and the username key, which the import adds. */
-export type ImportedUser = Omit<UserRow, 'usernameKey' | 'passwordHash' | 'credentialsChangedAt'>;
+/** An imported account is never an application awaiting approval: ENiGMA½ had let it in already. */
+export type ImportedUser = Omit<
+  UserRow,
+  'usernameKey' | 'passwordHash' | 'credentialsChangedAt' | 'isPending' | 'registrationNote'
+>;
 
 /**
  * The user's profile and counters; an account that is not active in ENiGMA½ (disabled,

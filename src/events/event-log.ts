@@ -11,6 +11,7 @@ export const EVENT_TYPES = [
   'file.created',
   'file.deleted',
   'user.login',
+  'user.registered',
   'pointer.updated',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -22,7 +23,7 @@ export interface BoardEvent {
   readonly type: EventType;
   /** The message or file area it happened in; null for logins. */
   readonly areaTag: string | null;
-  /** The user it belongs to: a pointer's owner, the user who logged in; else null. */
+  /** The user it belongs to: a pointer's owner, the user who logged in or registered; else null. */
   readonly userId: number | null;
   readonly createdAt: string;
   readonly data: Readonly<Record<string, unknown>>;

@@ -1,6 +1,6 @@
 import type { AreaAccess } from '../access/area-access.js';
 import type { BoardAreas } from '../access/board-areas.js';
-import type { Caller } from '../caller.js';
+import { type Caller, isSysop } from '../caller.js';
 import type { Config } from '../config/load-config.js';
 import type { BoardEvent } from './event-log.js';
 
@@ -11,7 +11,8 @@ export type EventVisibility = (caller: Caller, event: BoardEvent) => boolean;
  * Whether a caller may see an event now — the rules of the endpoints that show the same thing:
  * a message event needs read access to its area (ACS, or the allowlist for anonymous callers;
  * blocked areas such as private mail never), a file event read access to its file area, a
- * login the last-callers list, and a pointer is its owner's alone.
+ * login the last-callers list, a registration is for sysops (who approve it), and a pointer is
+ * its owner's alone.
  */
 export function createEventVisibility(deps: {
   config: Config;
@@ -34,6 +35,8 @@ export function createEventVisibility(deps: {
       }
       case 'user.login':
         return caller.kind === 'user' || lastCallersArePublic;
+      case 'user.registered':
+        return isSysop(caller);
       case 'pointer.updated':
         return caller.kind === 'user' && caller.user.id === event.userId;
     }

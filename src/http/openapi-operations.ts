@@ -13,6 +13,7 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'GET /system/stats': 'getSystemStats',
   'GET /system/nodes': 'listNodes',
   'GET /system/last-callers': 'listLastCallers',
+  'POST /auth/register': 'register',
   'POST /auth/login': 'login',
   'POST /auth/refresh': 'refreshSession',
   'POST /auth/logout': 'logout',
@@ -45,6 +46,13 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'DELETE /webhooks/:id': 'deleteWebhook',
   'POST /webhooks/:id/test': 'testWebhook',
   'GET /webhooks/:id/deliveries': 'listWebhookDeliveries',
+  'GET /admin/users': 'listAccounts',
+  'POST /admin/users/:username/approve': 'approveAccount',
+  'POST /admin/users/:username/reject': 'rejectAccount',
+  'POST /admin/users/:username/lock': 'lockAccount',
+  'POST /admin/users/:username/unlock': 'unlockAccount',
+  'PUT /admin/users/:username/groups': 'setAccountGroups',
+  'GET /admin/audit': 'listAuditLog',
 };
 
 /** Where the API's credentials go, as the OpenAPI document declares them. */
@@ -180,7 +188,7 @@ const LOGIN_RATE_LIMIT_HEADERS = {
 } as const;
 
 /** The answers, by operationId, that carry the login throttle's RateLimit headers. */
-const RATE_LIMITED_ANSWERS: Readonly<Record<string, readonly string[]>> = { login: ['200', '401', '429'] };
+const RATE_LIMITED_ANSWERS: Readonly<Record<string, readonly string[]>> = { login: ['200', '401', '403', '429'] };
 
 /**
  * Describes the headers the API sends (`ETag`, `Cache-Control`, `Link`, `Location`,

@@ -2,6 +2,7 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config/load-config.js';
 import type { FileService } from '../files/file-service.js';
 import type { MessageService } from '../messages/message-service.js';
+import { type RegistrationMode, registrationModeOf } from '../users/registration-mode.js';
 import type { UserService } from '../users/user-service.js';
 import type { UserCard } from '../users/user-store.js';
 import { BAUD_VERSION } from '../version.js';
@@ -12,6 +13,8 @@ export interface BoardInfo {
   readonly version: string;
   readonly nodeCount: number;
   readonly closedSystem: boolean;
+  /** How people join: `open`, `approval` or `closed` (always `closed` on a closed system). */
+  readonly registration: RegistrationMode;
   readonly sysopName?: string;
   readonly uptimeSeconds: number;
 }
@@ -135,6 +138,7 @@ export function createSystemService(deps: {
         version: BAUD_VERSION,
         nodeCount,
         closedSystem: config.general.closedSystem,
+        registration: registrationModeOf(config),
         ...(config.general.sysopName ? { sysopName: config.general.sysopName } : {}),
         uptimeSeconds,
       };

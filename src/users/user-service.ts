@@ -1,9 +1,10 @@
 import type { CallerUser } from '../caller.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/load-config.js';
+import type { Executor } from '../db/database.js';
 import type { UserRow } from '../db/schema.js';
 import { BadRequestError, ConflictError, NotFoundError } from '../errors.js';
-import type { UserCard, UserStore } from './user-store.js';
+import type { AccountStatus, UserCard, UserStore } from './user-store.js';
 import { assertValidUsername } from './username.js';
 
 /** A user as the operator sees it (`baud user list`). */
@@ -15,6 +16,7 @@ export interface UserSummary {
   readonly accountCreated: string;
   readonly lastLogin: string | null;
   readonly disabled: boolean;
+  readonly status: AccountStatus;
 }
 
 /** A new account: its password comes hashed (auth checks and hashes passwords). */
@@ -24,11 +26,19 @@ export interface NewUserInput {
   /** Added to `users.defaultGroups`. */
   readonly groups?: readonly string[];
   readonly emailAddress?: string | null;
+  readonly realName?: string | null;
+  readonly location?: string | null;
+  /** An application: it joins no group until a sysop approves it (then `users.defaultGroups`). */
+  readonly isPending?: boolean;
+  readonly registrationNote?: string | null;
 }
+
+/** What else the creation of an account writes, in its transaction (see `UserStore.insertUser`). */
+export type AlsoInTransaction = (trx: Executor, userId: number) => Promise<void>;
 
 const GROUP_NAME = /^[A-Za-z0-9_.-]{1,32}$/;
 
-function assertValidGroup(group: string): void {
+export function assertValidGroup(group: string): void {
   if (!GROUP_NAME.test(group)) {
     throw new BadRequestError('user.invalid-group', `group "${group}" is not valid (1-32 of A-Z a-z 0-9 _ . -)`);
   }
@@ -36,12 +46,13 @@ function assertValidGroup(group: string): void {
 
 /** Accounts and groups, shared by the CLI and the API. Passwords and what they stand behind are auth's. */
 export interface UserService {
-  /** Creates an account in `users.defaultGroups` plus `groups`. Name clashes → ConflictError. */
-  createUser(input: NewUserInput): Promise<UserSummary>;
+  /**
+   * Creates an account in `users.defaultGroups` plus `groups` (a pending one in none), with
+   * `alsoInTransaction` in its transaction. Name clashes → ConflictError.
+   */
+  createUser(input: NewUserInput, alsoInTransaction?: AlsoInTransaction): Promise<UserSummary>;
   addGroup(username: string, group: string): Promise<UserSummary>;
   removeGroup(username: string, group: string): Promise<UserSummary>;
-  /** Disabling ends every session at once; the account keeps its data. */
-  setDisabled(username: string, disabled: boolean): Promise<UserSummary>;
   listUsers(): Promise<UserSummary[]>;
   /** Unknown → NotFoundError. */
   getUser(username: string): Promise<UserSummary>;
@@ -60,17 +71,22 @@ export function createUserService(deps: { store: UserStore; config: Config; cloc
   }
 
   return {
-    async createUser(input) {
+    async createUser(input, alsoInTransaction) {
       assertValidUsername(input.username);
-      const groups = [...new Set([...config.users.defaultGroups, ...(input.groups ?? [])])];
+      const isPending = input.isPending ?? false;
+      const groups = isPending ? [] : [...new Set([...config.users.defaultGroups, ...(input.groups ?? [])])];
       for (const group of groups) assertValidGroup(group);
       const account = {
         username: input.username,
         passwordHash: input.passwordHash,
         emailAddress: input.emailAddress ?? null,
+        realName: input.realName ?? null,
+        location: input.location ?? null,
         createdAt: clock.now().toISOString(),
+        isPending,
+        registrationNote: input.registrationNote ?? null,
       };
-      const userId = await store.insertUser(account, groups);
+      const userId = await store.insertUser(account, groups, alsoInTransaction);
       if (userId === null) throw new ConflictError('user.username-taken', `The username "${input.username}" is taken.`);
       const row = await store.findById(userId);
       if (!row) throw new Error(`user ${userId} vanished right after it was created`);
@@ -88,16 +104,6 @@ export function createUserService(deps: { store: UserStore; config: Config; cloc
       const row = await findUserNamed(store, username);
       await store.removeGroup(row.id, group);
       return summaryOf(row);
-    },
-
-    async setDisabled(username, disabled) {
-      const row = await findUserNamed(store, username);
-      const now = clock.now().toISOString();
-      await store.setDisabledState(
-        row.id,
-        disabled ? { disabledAt: row.disabledAt ?? now, credentialsChangedAt: now } : { disabledAt: null },
-      );
-      return summaryOf(await findUserNamed(store, username));
     },
 
     async listUsers() {
@@ -128,7 +134,13 @@ export async function findUserNamed(store: UserStore, username: string): Promise
   return row;
 }
 
-function summarise(row: UserRow, groups: readonly string[]): UserSummary {
+/** Where the account stands: locked wins over pending (a locked application stays locked out). */
+export function statusOf(row: UserRow): AccountStatus {
+  if (row.disabledAt !== null) return 'locked';
+  return row.isPending === 1 ? 'pending' : 'active';
+}
+
+export function summarise(row: UserRow, groups: readonly string[]): UserSummary {
   return {
     userId: row.id,
     username: row.username,
@@ -137,6 +149,7 @@ function summarise(row: UserRow, groups: readonly string[]): UserSummary {
     accountCreated: row.createdAt,
     lastLogin: row.lastLoginAt,
     disabled: row.disabledAt !== null,
+    status: statusOf(row),
   };
 }
 

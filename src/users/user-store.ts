@@ -1,8 +1,10 @@
-import type { Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import type { Db, Executor } from '../db/database.js';
+import { pageFromRows, rowsToFetch } from '../db/keyset.js';
 import { prepareQuery } from '../db/prepared-query.js';
 import type { Tables, UserRow } from '../db/schema.js';
 import type { IdentityChanges } from '../identity-changes.js';
+import type { Page, PageRequest } from '../page.js';
 import { usernameKey } from './username.js';
 
 /** What a new account is created with; every other column starts empty or at zero. */
@@ -10,7 +12,21 @@ export interface NewAccount {
   readonly username: string;
   readonly passwordHash: string;
   readonly emailAddress: string | null;
+  readonly realName: string | null;
+  readonly location: string | null;
   readonly createdAt: string;
+  /** An application awaiting a sysop's approval. */
+  readonly isPending: boolean;
+  readonly registrationNote: string | null;
+}
+
+/** Where an account stands: awaiting approval, let in, or locked out (which wins over pending). */
+export type AccountStatus = 'pending' | 'active' | 'locked';
+
+/** The desk's list filter: a status, and a case-insensitive prefix of the name. */
+export interface AccountFilter {
+  readonly status?: AccountStatus;
+  readonly namePrefix?: string;
 }
 
 /** What a login checks before it counts: the account's hash and whether it is disabled. */
@@ -18,6 +34,8 @@ export interface LoginCredentials {
   readonly id: number;
   readonly passwordHash: string;
   readonly disabledAt: string | null;
+  /** 1 while the account awaits approval. */
+  readonly isPending: number;
 }
 
 /** The profile columns a user edits (PUT /users/me); null clears one. */
@@ -38,7 +56,7 @@ export interface UserStore {
   /** The account named `username`, case-insensitively. */
   findByName(username: string): Promise<UserRow | undefined>;
   findById(userId: number): Promise<UserRow | undefined>;
-  /** The account unless it is gone or disabled. */
+  /** The account unless it is gone, disabled or still awaiting approval. */
   findEnabledById(userId: number): Promise<UserRow | undefined>;
   /** Every account, oldest first. */
   listAll(): Promise<UserRow[]>;
@@ -47,8 +65,33 @@ export interface UserStore {
   cardsOf(userIds: readonly number[]): Promise<Map<number, UserCard>>;
   /** Group names of each user, sorted; users without groups map to []. */
   groupsOf(userIds: readonly number[]): Promise<Map<number, string[]>>;
-  /** Creates the account and its group memberships; null when its name is taken. */
-  insertUser(account: NewAccount, groups: readonly string[]): Promise<number | null>;
+  /**
+   * Creates the account and its group memberships, and runs `alsoInTransaction` (what else the
+   * creation writes: a registration's slot, its audit entry and event) in the same transaction;
+   * null when its name is taken, also by an account created at the same moment on another
+   * connection (then nothing is written).
+   */
+  insertUser(
+    account: NewAccount,
+    groups: readonly string[],
+    alsoInTransaction?: (trx: Transaction<Tables>, userId: number) => Promise<void>,
+  ): Promise<number | null>;
+  /**
+   * The account named `username` with its row held until `trx` ends (an update that changes
+   * nothing: PostgreSQL locks the row, SQLite has one writer at a time), so that changes to one
+   * account made at the same time run one after the other, each deciding on what the last left.
+   */
+  holdByName(trx: Executor, username: string): Promise<UserRow | undefined>;
+  /** Lets a pending account in. */
+  markApproved(trx: Executor, userId: number): Promise<void>;
+  /** Deletes the account and what hangs on it (groups, sessions, keys: their rows cascade). */
+  deleteUser(trx: Executor, userId: number): Promise<void>;
+  /** Joins each of `groups`; already a member is no change. */
+  joinGroups(trx: Executor, userId: number, groups: readonly string[]): Promise<void>;
+  /** Makes `groups` the user's groups, exactly. */
+  replaceGroups(trx: Executor, userId: number, groups: readonly string[]): Promise<void>;
+  /** One keyset page of the accounts `filter` lets through, by id. */
+  listAccounts(filter: AccountFilter, request: PageRequest): Promise<Page<UserRow>>;
   /** Sets the password hash and `credentialsChangedAt` (which ends every older session). */
   setPasswordHash(trx: Executor, userId: number, passwordHash: string, changedAt: string): Promise<void>;
   /**
@@ -61,11 +104,18 @@ export interface UserStore {
   /** Joins a group; already a member is no change. */
   addGroup(userId: number, group: string): Promise<void>;
   removeGroup(userId: number, group: string): Promise<void>;
-  setDisabledState(userId: number, state: { disabledAt: string | null; credentialsChangedAt?: string }): Promise<void>;
+  setDisabledState(
+    trx: Executor,
+    userId: number,
+    state: { disabledAt: string | null; credentialsChangedAt?: string },
+  ): Promise<void>;
   updateProfile(userId: number, columns: ProfileColumns): Promise<void>;
   findLoginCredentials(usernameKey: string): Promise<LoginCredentials | undefined>;
-  /** Counts a login: `loginCount` and `lastLoginAt`. Takes the login's transaction; locks the user's row. */
-  recordLogin(trx: Executor, userId: number, at: string): Promise<void>;
+  /**
+   * Counts a login: `loginCount` and `lastLoginAt`. Takes the login's transaction; locks the
+   * user's row. False (nothing counted) when the account was locked or is pending by then.
+   */
+  recordLogin(trx: Executor, userId: number, at: string): Promise<boolean>;
   addMinutesOnline(userId: number, minutes: number): Promise<void>;
   autoSignatureOf(trx: Executor, userId: number): Promise<string | null>;
   incrementPostCount(trx: Executor, userId: number): Promise<void>;
@@ -80,11 +130,26 @@ export interface UserStore {
 export function createUserStore(db: Db, identityChanges: IdentityChanges): UserStore {
   // Every authenticated request loads its caller with these two: built once (see `prepareQuery`).
   const enabledById = prepareQuery(db, (p: { userId: number }) =>
-    db.selectFrom('users').selectAll().where('id', '=', p.userId).where('disabledAt', 'is', null),
+    db
+      .selectFrom('users')
+      .selectAll()
+      .where('id', '=', p.userId)
+      .where('disabledAt', 'is', null)
+      .where('isPending', '=', 0),
   );
   const groupsOfUser = prepareQuery(db, (p: { userId: number }) =>
     db.selectFrom('userGroups').select('groupName').where('userId', '=', p.userId).orderBy('groupName'),
   );
+
+  async function joinGroups(trx: Executor, userId: number, groups: readonly string[]): Promise<void> {
+    if (groups.length === 0) return;
+    await trx
+      .insertInto('userGroups')
+      .values(groups.map((groupName) => ({ userId, groupName })))
+      .onConflict((conflict) => conflict.columns(['userId', 'groupName']).doNothing())
+      .execute();
+    identityChanges.changed();
+  }
 
   return {
     // Logins and password changes run here: whatever they changed is reported once it is committed.
@@ -144,9 +209,9 @@ export function createUserStore(db: Db, identityChanges: IdentityChanges): UserS
       return groups;
     },
 
-    insertUser(account, groups) {
+    async insertUser(account, groups, alsoInTransaction) {
       const key = usernameKey(account.username);
-      return db.transaction().execute(async (trx) => {
+      const inserting = db.transaction().execute(async (trx) => {
         const clash = await trx.selectFrom('users').select('id').where('usernameKey', '=', key).executeTakeFirst();
         if (clash) return null;
         const { id } = await trx
@@ -156,8 +221,10 @@ export function createUserStore(db: Db, identityChanges: IdentityChanges): UserS
             usernameKey: key,
             passwordHash: account.passwordHash,
             emailAddress: account.emailAddress,
-            realName: null,
-            location: null,
+            realName: account.realName,
+            location: account.location,
+            isPending: account.isPending ? 1 : 0,
+            registrationNote: account.registrationNote,
             affiliations: null,
             webAddress: null,
             autoSignature: null,
@@ -174,8 +241,63 @@ export function createUserStore(db: Db, identityChanges: IdentityChanges): UserS
             .values(groups.map((groupName) => ({ userId: id, groupName })))
             .execute();
         }
+        await alsoInTransaction?.(trx, id);
         return id;
       });
+      try {
+        return await inserting;
+      } catch (error) {
+        // Two transactions that both found the name free: the unique index lets one commit.
+        if (isUniqueViolation(error)) return null;
+        throw error;
+      }
+    },
+
+    holdByName: (trx, username) =>
+      trx
+        .updateTable('users')
+        .set((eb) => ({ usernameKey: eb.ref('usernameKey') }))
+        .where('usernameKey', '=', usernameKey(username))
+        .returningAll()
+        .executeTakeFirst(),
+
+    async markApproved(trx, userId) {
+      await trx.updateTable('users').set({ isPending: 0 }).where('id', '=', userId).execute();
+    },
+
+    async deleteUser(trx, userId) {
+      await trx.deleteFrom('users').where('id', '=', userId).execute();
+    },
+
+    async replaceGroups(trx, userId, groups) {
+      await trx.deleteFrom('userGroups').where('userId', '=', userId).execute();
+      await joinGroups(trx, userId, groups);
+    },
+
+    async listAccounts(filter, request) {
+      const { status, namePrefix } = filter;
+      const prefixKey = namePrefix === undefined ? '' : usernameKey(namePrefix);
+      const rows = await db
+        .selectFrom('users')
+        .selectAll()
+        .$if(status === 'locked', (query) => query.where('disabledAt', 'is not', null))
+        .$if(status === 'pending' || status === 'active', (query) =>
+          query.where('disabledAt', 'is', null).where('isPending', '=', status === 'pending' ? 1 : 0),
+        )
+        // substr and length count characters on both databases, whatever the collation.
+        .$if(prefixKey !== '', (query) =>
+          query.where(sql<string>`substr(username_key, 1, ${[...prefixKey].length})`, '=', prefixKey),
+        )
+        .$if(request.afterKey !== null, (query) => query.where('id', '>', request.afterKey as number))
+        .orderBy('id')
+        .limit(rowsToFetch(request))
+        .execute();
+      return pageFromRows(
+        rows,
+        request,
+        (row) => row.id,
+        (row) => row,
+      );
     },
 
     // Runs in a transaction of `transaction` above, which reports the change once committed.
@@ -197,22 +319,17 @@ export function createUserStore(db: Db, identityChanges: IdentityChanges): UserS
       return Number(result.numUpdatedRows) === 1;
     },
 
-    async addGroup(userId, group) {
-      await db
-        .insertInto('userGroups')
-        .values({ userId, groupName: group })
-        .onConflict((conflict) => conflict.columns(['userId', 'groupName']).doNothing())
-        .execute();
-      identityChanges.changed();
-    },
+    addGroup: (userId, group) => joinGroups(db, userId, [group]),
+
+    joinGroups,
 
     async removeGroup(userId, group) {
       await db.deleteFrom('userGroups').where('userId', '=', userId).where('groupName', '=', group).execute();
       identityChanges.changed();
     },
 
-    async setDisabledState(userId, state) {
-      await db.updateTable('users').set(state).where('id', '=', userId).execute();
+    async setDisabledState(trx, userId, state) {
+      await trx.updateTable('users').set(state).where('id', '=', userId).execute();
       identityChanges.changed();
     },
 
@@ -223,16 +340,19 @@ export function createUserStore(db: Db, identityChanges: IdentityChanges): UserS
     findLoginCredentials: (key) =>
       db
         .selectFrom('users')
-        .select(['id', 'passwordHash', 'disabledAt'])
+        .select(['id', 'passwordHash', 'disabledAt', 'isPending'])
         .where('usernameKey', '=', key)
         .executeTakeFirst(),
 
     async recordLogin(trx, userId, at) {
-      await trx
+      const counted = await trx
         .updateTable('users')
         .set((eb) => ({ loginCount: eb('loginCount', '+', 1), lastLoginAt: at }))
         .where('id', '=', userId)
-        .execute();
+        .where('disabledAt', 'is', null)
+        .where('isPending', '=', 0)
+        .executeTakeFirst();
+      return Number(counted.numUpdatedRows) === 1;
     },
 
     async addMinutesOnline(userId, minutes) {
@@ -268,4 +388,10 @@ export function createUserStore(db: Db, identityChanges: IdentityChanges): UserS
         .execute();
     },
   };
+}
+
+/** PostgreSQL's unique_violation, or SQLite's UNIQUE constraint failure. */
+function isUniqueViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE';
 }

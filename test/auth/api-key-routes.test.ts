@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CONSOLE } from '../../src/admin/desk-service.js';
 import { createTestBoard, describeEachDialect, fakeClock, type TestBoard } from '../support/test-board.js';
 import { API, bearer } from './auth-helpers.js';
 
@@ -99,7 +100,7 @@ describeEachDialect('API keys over HTTP', (dialect) => {
     expect((await getProfile({ 'x-baud-api-key': generated.key })).statusCode).toBe(200);
     const [listed] = await board.board.apiKeys.list('sleepy');
     expect(listed?.lastUsedAt).toBe(clock.now().toISOString());
-    await board.board.users.setDisabled('sleepy', true);
+    await board.board.desk.lock(CONSOLE, 'sleepy');
     expect((await getProfile({ 'x-baud-api-key': generated.key })).statusCode).toBe(401);
   });
 

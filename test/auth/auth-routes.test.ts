@@ -1,5 +1,6 @@
 import { SignJWT, UnsecuredJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CONSOLE } from '../../src/admin/desk-service.js';
 import { createTestBoard, describeEachDialect, fakeClock, type TestBoard } from '../support/test-board.js';
 import {
   API,
@@ -71,7 +72,7 @@ describeEachDialect('auth routes', (dialect) => {
 
     it('refuses a disabled user with the same 401', async () => {
       await board.board.credentials.createAccount({ username: 'dora', password: PASSWORD });
-      await board.board.users.setDisabled('dora', true);
+      await board.board.desk.lock(CONSOLE, 'dora');
       const { response } = await login(board, 'dora');
       expect(response.statusCode).toBe(401);
       expect(response.json().detail).toBe('The username or password is incorrect.');
@@ -157,10 +158,10 @@ describeEachDialect('auth routes', (dialect) => {
     it('refuses the token of a user disabled after login', async () => {
       await board.board.credentials.createAccount({ username: 'erin', password: PASSWORD });
       const { accessToken, refreshToken } = await login(board, 'erin');
-      await board.board.users.setDisabled('erin', true);
+      await board.board.desk.lock(CONSOLE, 'erin');
       expect((await getMe(board, bearer(accessToken))).statusCode).toBe(401);
       expect((await refresh(board, refreshToken)).statusCode).toBe(401);
-      await board.board.users.setDisabled('erin', false);
+      await board.board.desk.unlock(CONSOLE, 'erin');
       // Disabling ended the session for good; logging in again starts a new one.
       expect((await refresh(board, refreshToken)).statusCode).toBe(401);
       expect((await login(board, 'erin')).response.statusCode).toBe(200);

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { CONSOLE } from '../../src/admin/desk-service.js';
 import type { BaudApp } from '../../src/app.js';
 import { CALLER_CACHE_MAX_AGE_MS } from '../../src/auth/caller-service.js';
 import {
@@ -67,7 +68,7 @@ describeEachDialect('caller cache bound across nodes', (dialect) => {
     await nodeA.board.credentials.createAccount({ username: 'disabled', password: 'correct horse battery' });
     const { accessToken } = await login(nodeA, 'disabled');
     await expectBoundedEnd({ authorization: `Bearer ${accessToken}` }, () =>
-      nodeA.board.users.setDisabled('disabled', true),
+      nodeA.board.desk.lock(CONSOLE, 'disabled'),
     );
   });
 

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { CONSOLE } from '../../src/admin/desk-service.js';
 import { createTestBoard, describeEachDialect, fakeClock, type TestBoard } from '../support/test-board.js';
 import { API, PASSWORD } from './auth-helpers.js';
 
@@ -44,7 +45,7 @@ describeEachDialect('password changes, disabling and API keys', (dialect) => {
 
   it("refuses a disabled user's API keys without revoking them; enabling lets them back in", async () => {
     const key = await board.board.apiKeys.generate('dora', 'dora bot', 'read,write');
-    await board.board.users.setDisabled('dora', true);
+    await board.board.desk.lock(CONSOLE, 'dora');
     const refused = await board.app.inject({
       method: 'GET',
       url: `${API}/users/me`,
@@ -60,7 +61,7 @@ describeEachDialect('password changes, disabling and API keys', (dialect) => {
       code: 'auth.invalid-api-key',
     });
     expect((await board.board.apiKeys.list('dora')).map((record) => record.revokedAt)).toEqual([null]);
-    await board.board.users.setDisabled('dora', false);
+    await board.board.desk.unlock(CONSOLE, 'dora');
     expect(await statusWithKey(key.key)).toBe(200);
   });
 });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { CONSOLE } from '../../src/admin/desk-service.js';
 import { ENIGMA_LEGACY_HASH_PARAMS, type EnigmaHashParams } from '../../src/auth/enigma-password.js';
 import { verifyPassword } from '../../src/auth/passwords.js';
 import { createTestBoard, describeEachDialect, fakeClock, type TestBoard } from '../support/test-board.js';
@@ -61,7 +62,7 @@ describeEachDialect('logging in with an imported ENiGMA½ password', (dialect) =
 
   it('refuses a disabled user with the right password with 401 and does not rehash', async () => {
     const imported = await importedUser('imported-disabled');
-    await board.board.users.setDisabled('imported-disabled', true);
+    await board.board.desk.lock(CONSOLE, 'imported-disabled');
     const { response } = await login(board, 'imported-disabled', ENIGMA_PASSWORD);
     expect(response.statusCode).toBe(401);
     expect((await storedAccount('imported-disabled')).passwordHash).toBe(imported);

@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { CONSOLE } from '../../src/admin/desk-service.js';
 import { API, MESSAGE_TEST_CONFIG } from '../messages/message-fixture.js';
 import { openSse, type SseClient, type SseFrame } from '../support/sse-client.js';
 import { createTestBoard, describeEachDialect, type TestBoard } from '../support/test-board.js';
@@ -186,7 +187,7 @@ describeEachDialect('event stream', (dialect) => {
     const carol = await board.userWithToken('carol');
     const stream = await follow('', carol.auth);
     await stream.next((frame) => frame.retry === 3000);
-    await board.board.users.setDisabled('carol', true);
+    await board.board.desk.lock(CONSOLE, 'carol');
     const expired = await stream.next((frame) => frame.event === 'auth.expired', { timeoutMs: 4000 });
     expect(expired.data).toEqual({ detail: expect.stringContaining('log in again') });
     await stream.ended;

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CONSOLE } from '../../src/admin/desk-service.js';
 import { API, bearer, login, PASSWORD } from '../auth/auth-helpers.js';
 import { createTestBoard, describeEachDialect, fakeClock, type TestBoard } from '../support/test-board.js';
 
@@ -149,10 +150,10 @@ describeEachDialect('nodes and last callers', (dialect) => {
       const { accessToken: bobToken } = await login(board, 'bob');
       const before = (await get('/system/nodes', bearer(bobToken))).json();
       expect(before.data.map((node: { username: string }) => node.username)).toContain('carol');
-      await board.board.users.setDisabled('carol', true);
+      await board.board.desk.lock(CONSOLE, 'carol');
       const after = (await get('/system/nodes', bearer(bobToken))).json();
       expect(after.data.map((node: { username: string }) => node.username)).not.toContain('carol');
-      await board.board.users.setDisabled('carol', false);
+      await board.board.desk.unlock(CONSOLE, 'carol');
     });
   });
 });

@@ -9,6 +9,7 @@ import { eventsMigration } from './0007-events.js';
 import { oneAreaIndexMigration } from './0008-one-area-index.js';
 import { liveCountsMigration } from './0009-live-counts.js';
 import { webhookTestWindowMigration } from './0010-webhook-test-window.js';
+import { accountsMigration } from './0011-accounts.js';
 import type { Dialect } from './dialect.js';
 
 /**
@@ -27,5 +28,6 @@ export function boardMigrations(dialect: Dialect): Record<string, Migration> {
     '0008-one-area-index': oneAreaIndexMigration,
     '0009-live-counts': liveCountsMigration(dialect),
     '0010-webhook-test-window': webhookTestWindowMigration,
+    '0011-accounts': accountsMigration(dialect),
   };
 }

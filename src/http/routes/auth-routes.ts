@@ -5,6 +5,7 @@ import { Type } from 'typebox';
 import type { SessionTokens } from '../../auth/auth-service.js';
 import { rateLimitHeaders } from '../../auth/rate-limit-headers.js';
 import { REFRESH_TOKEN_TTL_SECONDS } from '../../auth/refresh-tokens.js';
+import { REGISTRATION_WINDOW_SECONDS, REGISTRATIONS_PER_ADDRESS } from '../../auth/registration-service.js';
 import type { Board } from '../../board.js';
 import { apiMountOf, BAUD_API } from '../api-prefix.js';
 import { ProblemResponses } from '../schemas.js';
@@ -31,6 +32,39 @@ const LoginBody = Type.Object(
   },
   { additionalProperties: false, examples: [{ username: 'alice', password: 'correct horse battery' }] },
 );
+
+const RegisterBody = Type.Object(
+  {
+    username: Type.String({
+      minLength: 1,
+      maxLength: 256,
+      description: '2–32 characters, not all digits, no control or invisible characters, no space at either end.',
+    }),
+    password: Type.String({ minLength: 1, maxLength: 1024, description: 'At least users.passwordMinLength (8).' }),
+    email: Type.Optional(Type.String({ format: 'email', maxLength: 256 })),
+    realName: Type.Optional(Type.String({ maxLength: 64 })),
+    location: Type.Optional(Type.String({ maxLength: 64 })),
+    note: Type.Optional(Type.String({ maxLength: 500, description: 'For the sysop who decides.' })),
+  },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        username: 'alice',
+        password: 'correct horse battery',
+        email: 'alice@example.org',
+        note: 'Dialled in to the old board in 1994.',
+      },
+    ],
+  },
+);
+
+/** The answer to a registration: 201 with `active`, 202 with `pending`. */
+const registered = (status: 'active' | 'pending', description: string) =>
+  Type.Object(
+    { username: Type.String(), status: Type.Literal(status) },
+    { description, examples: [{ username: 'alice', status }] },
+  );
 
 // The document describes baud's own prefix; under ENiGMA½'s the cookie has ENiGMA½'s name and path.
 const cookieDescription = `Sets the HttpOnly \`${BAUD_API.refreshCookie}\` cookie (SameSite=Strict, Path=${BAUD_API.prefix}/auth).`;
@@ -76,9 +110,10 @@ export async function authRoutes(parent: FastifyInstance, options: { board: Boar
         summary: 'Log in with username and password',
         description:
           `${cookieDescription} Repeated failures per username or client address answer 429 with Retry-After; ` +
-          'every 200, 401 and 429 tells with the RateLimit headers how many attempts are left.',
+          'every 200, 401, 403 and 429 tells with the RateLimit headers how many attempts are left. An account ' +
+          'awaiting approval answers 403 once the password is right (a wrong one is the usual 401).',
         body: LoginBody,
-        response: { 200: TokenResponse, ...ProblemResponses(401, 415, 429) },
+        response: { 200: TokenResponse, ...ProblemResponses(401, 403, 415, 429) },
       },
     },
     async (request, reply) => {
@@ -90,6 +125,35 @@ export async function authRoutes(parent: FastifyInstance, options: { board: Boar
       });
       reply.headers(rateLimitHeaders(session.loginQuota));
       return sendTokens(request, reply, session);
+    },
+  );
+
+  app.post(
+    '/auth/register',
+    {
+      config: { access: 'ownCredentials' },
+      schema: {
+        tags: ['auth'],
+        summary: 'Apply for an account',
+        description:
+          'By `users.registration`: `open` → 201 and the account is active (log in next); `approval` → 202 and ' +
+          'the account awaits a sysop (logging in answers 403 until then; a rejected application is deleted); ' +
+          '`closed` (also with `general.closedSystem`) → 403. A name taken in any case → 409. At most ' +
+          `${REGISTRATIONS_PER_ADDRESS} accepted registrations per client address in ${REGISTRATION_WINDOW_SECONDS / 60} ` +
+          'minutes, counted across nodes (429 with Retry-After beyond; refused ones do not count).',
+        body: RegisterBody,
+        response: {
+          201: registered('active', 'Registered; the account is active.'),
+          202: registered('pending', 'Registered; the account awaits approval.'),
+          ...ProblemResponses(403, 409, 415, 429),
+        },
+      },
+    },
+    async (request, reply) => {
+      const registration = await board.registration.register(request.body, request.ip);
+      if (registration.status === 'pending') return reply.code(202).send(registration);
+      const location = `${apiMountOf(request).prefix}/users/${encodeURIComponent(registration.username)}`;
+      return reply.code(201).header('location', location).send(registration);
     },
   );
 

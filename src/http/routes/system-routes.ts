@@ -12,6 +12,10 @@ const BoardInfo = Type.Object(
     version: Type.String(),
     nodeCount: Type.Integer({ description: 'Active login sessions (used in the last 15 minutes).' }),
     closedSystem: Type.Boolean(),
+    registration: Type.Union([Type.Literal('open'), Type.Literal('approval'), Type.Literal('closed')], {
+      description:
+        'How people join (POST /auth/register): active at once, pending until a sysop approves, or not at all.',
+    }),
     sysopName: Type.Optional(Type.String()),
     uptimeSeconds: Type.Integer({ description: 'Seconds since this node started.' }),
   },
@@ -23,6 +27,7 @@ const BoardInfo = Type.Object(
         version: '0.1.0',
         nodeCount: 3,
         closedSystem: false,
+        registration: 'approval',
         sysopName: 'sysop',
         uptimeSeconds: 86_400,
       },
