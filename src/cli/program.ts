@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { BAUD_VERSION } from '../version.js';
 import { registerApiKeyCommands } from './api-key-commands.js';
+import { registerAuditCommands } from './audit-commands.js';
 import { registerBoardCommands } from './board-commands.js';
 import { registerConfigCommands } from './config-commands.js';
 import { registerEventCommands } from './event-commands.js';
@@ -22,6 +23,7 @@ export function createProgram(): Command {
   registerConfigCommands(program);
   registerUserCommands(program);
   registerApiKeyCommands(program);
+  registerAuditCommands(program);
   registerMessageCommands(program);
   registerFileCommands(program);
   registerWebhookCommands(program);

@@ -18,13 +18,13 @@ async function passwordFrom(options: PasswordOptions): Promise<string> {
 }
 
 function describeUser(user: UserSummary): string {
-  const state = user.disabled ? ' (disabled)' : '';
+  const state = user.disabled ? ' (disabled)' : user.status === 'pending' ? ' (pending)' : '';
   return `${user.userId}\t${user.username}${state}\tgroups: ${user.groups.join(',') || '-'}`;
 }
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
-/** `baud user …`: accounts, passwords, groups, enabling. */
+/** `baud user …`: accounts, passwords, groups, applications and locks (the desk's, from the console). */
 export function registerUserCommands(program: Command): void {
   const user = program.command('user').description('manage user accounts');
 
@@ -93,20 +93,27 @@ export function registerUserCommands(program: Command): void {
     printResult(options, users, users.length === 0 ? 'no users' : users.map(describeUser));
   });
 
-  for (const [verb, disabled] of [
-    ['disable', true],
-    ['enable', false],
+  // `disable` and `enable` are the names these had before the desk had its words for them.
+  for (const [verb, alias, description] of [
+    ['lock', 'disable', 'lock a user out (ends every session at once; API keys stop working)'],
+    ['unlock', 'enable', 'let a locked user in again'],
+    ['approve', null, 'approve an application (the user joins users.defaultGroups)'],
   ] as const) {
-    withCommonOptions(
-      user
-        .command(`${verb} <username>`)
-        .description(disabled ? 'disable a user (ends their sessions)' : 'enable a user'),
-    ).action(async (username: string, options: CommonOptions) => {
+    const command = user.command(`${verb} <username>`).description(description);
+    if (alias) command.alias(alias);
+    withCommonOptions(command).action(async (username: string, options: CommonOptions) => {
       const updated = await withBoard(options, async (board) => {
-        await (disabled ? board.desk.lock(CONSOLE, username) : board.desk.unlock(CONSOLE, username));
+        await board.desk[verb](CONSOLE, username);
         return board.users.getUser(username);
       });
       printResult(options, updated, describeUser(updated));
     });
   }
+
+  withCommonOptions(
+    user.command('reject <username>').description('reject an application: the account is deleted, its name free again'),
+  ).action(async (username: string, options: CommonOptions) => {
+    await withBoard(options, (board) => board.desk.reject(CONSOLE, username));
+    printResult(options, { username, rejected: true }, `rejected ${username}: the application is deleted`);
+  });
 }
