@@ -61,6 +61,7 @@ describeEachDialect('registration', (dialect) => {
         title: 'Forbidden',
         status: 403,
         detail: 'This account awaits approval by the sysop.',
+        code: 'auth.account-pending',
       });
       expect(right.refreshToken).toBeUndefined();
       const wrong = await login(board, 'newcomer', 'not the password');
