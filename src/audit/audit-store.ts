@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { Db, Executor } from '../db/database.js';
-import { pageFromRows, rowsToFetch } from '../db/keyset.js';
+import { pageById, rowsToFetch } from '../db/keyset.js';
 import type { AuditLogTable } from '../db/schema.js';
 import type { Page, PageRequest } from '../page.js';
 
@@ -50,12 +50,7 @@ export function createAuditStore(db: Db): AuditStore {
         .orderBy('id', 'desc')
         .limit(rowsToFetch(request))
         .execute();
-      return pageFromRows(
-        rows,
-        request,
-        (row) => row.id,
-        (row) => row,
-      );
+      return pageById(rows, request);
     },
   };
 }

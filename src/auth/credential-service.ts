@@ -2,7 +2,13 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config/load-config.js';
 import type { Executor } from '../db/database.js';
 import { BadRequestError } from '../errors.js';
-import { type AlsoInTransaction, findUserNamed, type UserService, type UserSummary } from '../users/user-service.js';
+import {
+  type AlsoInTransaction,
+  findUserNamed,
+  type NewUserInput,
+  type UserService,
+  type UserSummary,
+} from '../users/user-service.js';
 import type { UserStore } from '../users/user-store.js';
 import type { WebhookStore } from '../webhooks/webhook-store.js';
 import type { ApiKeyStore } from './api-key-store.js';
@@ -13,16 +19,7 @@ import type { SessionStore } from './session-store.js';
  * An account as it is opened: its name and first password, plus `users.defaultGroups` and
  * `groups`; an application (`isPending`) joins no group until it is approved.
  */
-export interface NewAccountInput {
-  readonly username: string;
-  readonly password: string;
-  readonly groups?: readonly string[];
-  readonly emailAddress?: string | null;
-  readonly realName?: string | null;
-  readonly location?: string | null;
-  readonly isPending?: boolean;
-  readonly registrationNote?: string | null;
-}
+export type NewAccountInput = Omit<NewUserInput, 'passwordHash'> & { readonly password: string };
 
 /** What a password change ended beyond sessions and keys, for the operator to hear. */
 export interface PasswordReset {

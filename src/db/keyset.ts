@@ -26,3 +26,13 @@ export function pageFromRows<Row, Item>(
     nextKey: hasNextPage && last !== undefined ? keyOf(last) : null,
   };
 }
+
+/** A keyset page of rows keyed by their id. */
+export function pageById<Row extends { readonly id: number }>(rows: readonly Row[], request: PageRequest): Page<Row> {
+  return pageFromRows(
+    rows,
+    request,
+    (row) => row.id,
+    (row) => row,
+  );
+}

@@ -1,6 +1,6 @@
 import { sql, type Transaction } from 'kysely';
 import type { Db, Executor } from '../db/database.js';
-import { pageFromRows, rowsToFetch } from '../db/keyset.js';
+import { pageById, rowsToFetch } from '../db/keyset.js';
 import { prepareQuery } from '../db/prepared-query.js';
 import type { Tables, UserRow } from '../db/schema.js';
 import type { IdentityChanges } from '../identity-changes.js';
@@ -292,12 +292,7 @@ export function createUserStore(db: Db, identityChanges: IdentityChanges): UserS
         .orderBy('id')
         .limit(rowsToFetch(request))
         .execute();
-      return pageFromRows(
-        rows,
-        request,
-        (row) => row.id,
-        (row) => row,
-      );
+      return pageById(rows, request);
     },
 
     // Runs in a transaction of `transaction` above, which reports the change once committed.

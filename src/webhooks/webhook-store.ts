@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { Db, Dialect, Executor } from '../db/database.js';
-import { pageFromRows, rowsToFetch } from '../db/keyset.js';
+import { pageById, rowsToFetch } from '../db/keyset.js';
 import type { WebhookDeliveriesTable, WebhooksTable } from '../db/schema.js';
 import type { Page, PageRequest } from '../page.js';
 
@@ -80,16 +80,6 @@ export interface WebhookStore {
   deliveries(webhookId: number, request: PageRequest): Promise<Page<DeliveryRow>>;
   /** Deletes the attempts of the delivery log made before `cutoff` (the event log's retention). */
   pruneDeliveries(cutoff: string): Promise<void>;
-}
-
-/** A keyset page of rows keyed by their id. */
-function pageById<Row extends { readonly id: number }>(rows: readonly Row[], request: PageRequest): Page<Row> {
-  return pageFromRows(
-    rows,
-    request,
-    (row) => row.id,
-    (row) => row,
-  );
 }
 
 /** Every query of webhooks and their delivery log. */
