@@ -1,8 +1,24 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
-export default defineConfig({
+/**
+ * The long security runs: fuzzing every operation, real server processes killed mid-traffic,
+ * crowds of slow clients, searches under load, event streams that fill the kernel's buffers.
+ * Together they took longer than the rest of the suite, so `npm test` leaves them out and
+ * `npm run test:hardening` (`--mode hardening`) runs only them; CI runs both. The quick
+ * regression tests of test/hardening stay in `npm test`.
+ */
+const LONG_SUITES = [
+  'test/hardening/fuzz.test.ts',
+  'test/hardening/faults.test.ts',
+  'test/hardening/slow-clients.test.ts',
+  'test/hardening/search-load.test.ts',
+  'test/hardening/stream-budget.test.ts',
+];
+
+export default defineConfig(({ mode }) => ({
   test: {
-    include: ['test/**/*.test.ts'],
+    include: mode === 'hardening' ? LONG_SUITES : ['test/**/*.test.ts'],
+    exclude: mode === 'hardening' ? configDefaults.exclude : [...configDefaults.exclude, ...LONG_SUITES],
     globalSetup: ['test/support/compile-once.ts'],
     pool: 'forks',
     // Most test time is waiting: spawned CLI and server processes, timeouts, PostgreSQL. One
@@ -14,4 +30,4 @@ export default defineConfig({
     hookTimeout: 60_000,
     reporters: ['default', './test/support/summary-reporter.ts'],
   },
-});
+}));
