@@ -49,11 +49,7 @@ describe('baud import enigma after a crash', () => {
       detached: true,
     });
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    let atKill = 0;
-    for (let waited = 0; waited < 60_000 && atKill === 0; waited += 20) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      atKill = storedMessages();
-    }
+    await expect.poll(storedMessages, { interval: 20, timeout: 60_000 }).toBeGreaterThan(0);
     process.kill(-(child.pid ?? 0), 'SIGKILL');
     await exited;
     const afterKill = storedMessages();
