@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { Readable } from 'node:stream';
 import { runCli } from '../../src/cli/run-cli.js';
-import { baudCommand } from './baud-command.js';
+import { baudCommand, baudEnvironment } from './baud-command.js';
 
 export interface BaudRun {
   code: number;
@@ -13,7 +13,7 @@ export interface BaudRunOptions {
   readonly cwd: string;
   /** Standard input (`--password-stdin`); empty when not given. */
   readonly input?: string;
-  /** Set over the test process's environment. */
+  /** Set over the test process's environment, whose BAUD_* variables the run does not see. */
   readonly env?: Record<string, string>;
 }
 
@@ -32,8 +32,9 @@ export async function runBaud(args: readonly string[], options: BaudRunOptions):
     stdin: Object.getOwnPropertyDescriptor(process, 'stdin'),
     exitCode: process.exitCode,
     cwd: process.cwd(),
-    env: Object.fromEntries(Object.keys(options.env ?? {}).map((name) => [name, process.env[name]])),
+    env: { ...process.env },
   };
+  replaceEnvironment({ ...baudEnvironment(), ...options.env });
   stdout.write = capture((text) => {
     output.stdout += text;
   });
@@ -44,7 +45,6 @@ export async function runBaud(args: readonly string[], options: BaudRunOptions):
     value: Readable.from([Buffer.from(options.input ?? '')]),
     configurable: true,
   });
-  Object.assign(process.env, options.env);
   process.exitCode = undefined;
   process.chdir(options.cwd);
   try {
@@ -54,13 +54,16 @@ export async function runBaud(args: readonly string[], options: BaudRunOptions):
     stdout.write = saved.stdoutWrite;
     stderr.write = saved.stderrWrite;
     if (saved.stdin) Object.defineProperty(process, 'stdin', saved.stdin);
-    for (const [name, value] of Object.entries(saved.env)) {
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-    }
+    replaceEnvironment(saved.env);
     process.exitCode = saved.exitCode;
     process.chdir(saved.cwd);
   }
+}
+
+/** Makes `process.env` hold exactly `values` (it must stay the same object: modules hold it). */
+function replaceEnvironment(values: NodeJS.ProcessEnv): void {
+  for (const name of Object.keys(process.env)) if (!(name in values)) delete process.env[name];
+  Object.assign(process.env, values);
 }
 
 /** A `write` for a standard stream that hands the text to `take` (and calls the callback, as a stream would). */
@@ -83,7 +86,7 @@ export function runBaudProcess(args: readonly string[], options: BaudRunOptions)
     const child = execFile(
       program,
       programArgs,
-      { cwd: options.cwd, env: { ...process.env, ...options.env }, timeout: 60_000 },
+      { cwd: options.cwd, env: { ...baudEnvironment(), ...options.env }, timeout: 60_000 },
       (error, stdout, stderr) => {
         resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
       },
