@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { openDatabase } from '../src/db/database.js';
-import { areaPageQuery } from '../src/messages/message-store.js';
+import { areaPageQuery } from '../src/messages/message-reads.js';
 
 interface PlanNode {
   readonly 'Node Type': string;

@@ -90,7 +90,7 @@ export function buildWithoutMessageIndex(build: ServerBuild, dir: string): Serve
     cpSync(path.join(build.dir, input), path.join(dir, input), { recursive: true });
   }
   symlinkSync(path.join(REPO, 'node_modules'), path.join(dir, 'node_modules'));
-  const module = path.join(dir, 'dist/messages/message-search-index.js');
+  const module = path.join(dir, 'dist/messages/message-search-store.js');
   const text = readFileSync(module, 'utf8');
   if (!INDEX_MESSAGES.test(text)) throw new Error(`no indexMessages to turn off in ${module}`);
   writeFileSync(

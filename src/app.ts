@@ -4,17 +4,17 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions, type RouteOptions } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
-import { type Board, openBoard } from './board.js';
+import { type Board, openBoard, startBoardWorkers } from './board.js';
 import type { Clock } from './clock.js';
 import type { Config } from './config/load-config.js';
-import { startLiveEvents } from './events/live-events.js';
 import { API_PREFIX, BAUD_API, ENIGMA_API_PREFIX, installApiMounts } from './http/api-prefix.js';
 import { installAuthHook } from './http/auth-hook.js';
 import { installCaching } from './http/caching.js';
 import { installCors } from './http/cors.js';
+import { createCursorCodec } from './http/cursor-codec.js';
 import { installJsonBody } from './http/json-body.js';
 import { installNulGuard } from './http/nul-guard.js';
-import { describeHeaders, describeOperation, SECURITY_SCHEMES } from './http/openapi-operations.js';
+import { describeHeaders, describeOperation, nameProblemCode, SECURITY_SCHEMES } from './http/openapi-operations.js';
 import { installProblemHandlers, sendFrameworkProblem, writeClientErrorProblem } from './http/problem.js';
 import { registerReaderRoutes } from './http/reader-routes.js';
 import { RequestLogController } from './http/request-log.js';
@@ -132,7 +132,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
   if (options.metrics) installRequestMetrics(app, options.metrics);
 
   const live = web.restApi.enabled
-    ? await startLiveEvents(board, {
+    ? startBoardWorkers(board, {
         onError: (error) => app.log.error({ err: error }, 'live events: reading the event log failed'),
         ...(options.metrics
           ? { streams: options.metrics.eventStreams, webhookAttempts: options.metrics.webhookAttempts }
@@ -165,16 +165,18 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
     installCors(app, config); // before the auth hook: preflights never meet credential checks
     installAuthHook(app, board);
     installNulGuard(app);
+    // One codec for every mount: what it remembers of the cursors it made serves both.
+    const cursors = createCursorCodec(board.cursorSecret);
     const registerApi = async (api: FastifyInstance) => {
       installCaching(api, web);
       installSessionActivity(api, board);
       registerSystemRoutes(api, board);
       await api.register(authRoutes, { board });
       registerUserRoutes(api, board);
-      registerMessageRoutes(api, board);
-      await api.register(fileRoutes, { board });
-      if (live) registerEventRoutes(api, board, live);
-      registerWebhookRoutes(api, board);
+      registerMessageRoutes(api, board, cursors);
+      await api.register(fileRoutes, { board, cursors });
+      if (live) registerEventRoutes(api, board, live.eventStreams);
+      registerWebhookRoutes(api, board, cursors);
     };
     // The same plugin once per mount: ENiGMA½'s prefix gets the very routes, hooks and handlers,
     // never copies. What differs (names only) the handlers ask of `apiMountOf(request)`.
@@ -261,7 +263,7 @@ async function registerOpenApi(app: FastifyInstance): Promise<void> {
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
     transformObject: (documents) =>
       'openapiObject' in documents
-        ? describeHeaders(documents as Parameters<typeof describeHeaders>[0])
+        ? nameProblemCode(describeHeaders(documents as Parameters<typeof describeHeaders>[0]))
         : documents.swaggerObject,
   });
   app.addHook('onRoute', describeOperation);

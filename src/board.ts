@@ -1,36 +1,94 @@
-import { createAreaAccess } from './access/area-access.js';
+import { type AreaAccess, createAreaAccess } from './access/area-access.js';
 import { type BoardAreas, compileBoardAreas } from './access/board-areas.js';
-import { createAccessTokens } from './auth/access-tokens.js';
+import { type AccessTokens, createAccessTokens } from './auth/access-tokens.js';
+import type { ApiKeyService } from './auth/api-key-service.js';
 import { createApiKeyStore } from './auth/api-key-store.js';
+import type { AuthService } from './auth/auth-service.js';
+import type { CallerService } from './auth/caller-service.js';
+import type { CredentialService } from './auth/credential-service.js';
 import { createIdentityServices } from './auth/identity-services.js';
 import { createLoginAttemptStore } from './auth/login-attempt-store.js';
+import type { SessionActivityService } from './auth/session-activity-service.js';
 import { createSessionStore } from './auth/session-store.js';
 import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config/load-config.js';
-import { createCursorCodec } from './db/cursor-codec.js';
-import { type Database, migrateToLatest, openDatabase } from './db/database.js';
+import { type Database, type Db, migrateToLatest, openDatabase } from './db/database.js';
 import { loadOrCreateSecret } from './db/settings-store.js';
-import { createEventLog } from './events/event-log.js';
-import { createEventVisibility } from './events/event-visibility.js';
-import { openFileBase } from './files/file-service.js';
+import { createEventLog, type EventLog } from './events/event-log.js';
+import { createEventVisibility, type EventVisibility } from './events/event-visibility.js';
+import { type LiveEvents, startLiveEvents } from './events/live-events.js';
+import type { StreamObserver } from './events/stream-registry.js';
+import { type FileService, openFileBase } from './files/file-service.js';
 import { createFileStore } from './files/file-store.js';
 import { createIdentityChanges, type IdentityChanges } from './identity-changes.js';
-import { createMessageService } from './messages/message-service.js';
-import { createMessageStore } from './messages/message-store.js';
-import { createSearchBudget } from './search/search-budget.js';
-import { createHealthService } from './system/health-service.js';
-import { createSystemService } from './system/system-service.js';
+import { createMessageService, type MessageService } from './messages/message-service.js';
+import { createMessageStore, type MessageStore } from './messages/message-store.js';
+import { registerRelevanceFunction } from './search/full-text-index.js';
+import { createSearchBudget, type SearchBudget, searchBudgetLimitsFor } from './search/search-budget.js';
+import { createHealthService, type HealthService } from './system/health-service.js';
+import { createSystemService, type SystemService } from './system/system-service.js';
 import { createSystemStore } from './system/system-store.js';
-import { createUserService } from './users/user-service.js';
+import { createProfileService, type ProfileService } from './users/profile-service.js';
+import { createUserService, type UserService } from './users/user-service.js';
 import { createUserStore } from './users/user-store.js';
-import { createWebhookService } from './webhooks/webhook-service.js';
-import { createWebhookStore } from './webhooks/webhook-store.js';
+import { type AttemptObserver, createWebhookSender } from './webhooks/webhook-sender.js';
+import { createWebhookService, type WebhookService } from './webhooks/webhook-service.js';
+import { createWebhookStore, type WebhookStore } from './webhooks/webhook-store.js';
 
 /**
  * A running board: configuration, database, clock and the domain services built on them.
  * The HTTP app and the CLI both work through one of these, so they cannot disagree on a rule.
  */
-export async function openBoard(config: Config, options: { clock?: Clock; migrate?: boolean } = {}) {
+export interface Board {
+  readonly config: Config;
+  readonly database: Database;
+  /** For tests and benchmarks that look at rows directly; the HTTP app and the CLI use services. */
+  readonly db: Db;
+  readonly clock: Clock;
+  /** The key the HTTP edge signs its list cursors with (see createCursorCodec): the same on every node. */
+  readonly cursorSecret: Buffer;
+  /** Signs and verifies access tokens (JWTs). */
+  readonly accessTokens: AccessTokens;
+  /** Logins, refreshes and logouts. */
+  readonly auth: AuthService;
+  readonly apiKeys: ApiKeyService;
+  /** Who a request's credential stands for. */
+  readonly callers: CallerService;
+  /** Passwords, and what a new one ends (sessions, API keys, webhooks). */
+  readonly credentials: CredentialService;
+  readonly profiles: ProfileService;
+  /** When the callers of each session were last seen (the node list). */
+  readonly sessionActivity: SessionActivityService;
+  readonly users: UserService;
+  /** The configured conferences and areas, their ACS compiled. */
+  readonly areas: BoardAreas;
+  /** Who may use which area. */
+  readonly access: AreaAccess;
+  /** The durable event log every change is recorded in. */
+  readonly events: EventLog;
+  /** Who may see which event. */
+  readonly mayCallerSee: EventVisibility;
+  readonly messages: MessageService;
+  /** How many searches this node runs at once (the HTTP search routes run within it). */
+  readonly searchBudget: SearchBudget;
+  readonly webhooks: WebhookService;
+  /** What the webhook sender of a serving node needs (see startBoardWorkers). */
+  readonly webhookSending: { readonly store: WebhookStore; readonly boardSecret: Buffer };
+  /** The message base's store itself, for bulk imports (`importMessages`), which bypass posting. */
+  readonly messageStore: MessageStore;
+  readonly files: FileService;
+  /** Liveness and readiness of this node. */
+  readonly health: HealthService;
+  /** Board information, statistics, nodes and last callers. */
+  readonly system: SystemService;
+  /** The migrations applied when the board was opened (none when opened without migrating). */
+  readonly appliedMigrations: readonly string[];
+  /** Closes the database. */
+  close(): Promise<void>;
+}
+
+/** Opens the board of `config`: its database (migrated unless `migrate` is false) and every service on it. */
+export async function openBoard(config: Config, options: { clock?: Clock; migrate?: boolean } = {}): Promise<Board> {
   const clock = options.clock ?? systemClock;
   // ACS errors are configuration errors: find them before touching the database.
   const areas = compileBoardAreas(config);
@@ -39,6 +97,7 @@ export async function openBoard(config: Config, options: { clock?: Clock; migrat
     poolSize,
     statementTimeoutSeconds,
     timeQueries: config.metrics.enabled,
+    onSqliteOpen: registerRelevanceFunction,
   });
   try {
     const appliedMigrations = (options.migrate ?? true) ? await migrateToLatest(database) : [];
@@ -49,7 +108,12 @@ export async function openBoard(config: Config, options: { clock?: Clock; migrat
   }
 }
 
-async function assembleBoard(config: Config, database: Database, clock: Clock, areas: BoardAreas) {
+async function assembleBoard(
+  config: Config,
+  database: Database,
+  clock: Clock,
+  areas: BoardAreas,
+): Promise<Omit<Board, 'appliedMigrations'>> {
   const { db } = database;
   const configuredSecret = config.contentServers.web.restApi.jwtSecret;
   const jwtSecret = configuredSecret
@@ -60,24 +124,17 @@ async function assembleBoard(config: Config, database: Database, clock: Clock, a
   const webhookSecret = await loadOrCreateSecret(db, 'webhookSecret');
   const identityChanges = createIdentityChanges();
   const stores = createStores(database, clock, identityChanges);
-  const events = createEventLog({ database, clock, ...config.events });
-  const users = createUserService({
-    store: stores.users,
-    apiKeys: stores.apiKeys,
-    webhooks: stores.webhooks,
-    config,
-    clock,
-  });
+  const events = createEventLog({ database, clock, ...config.events, onPrune: stores.webhooks.pruneDeliveries });
+  const users = createUserService({ store: stores.users, config, clock });
   const access = createAreaAccess({ config, areas, clock });
   const messages = createMessageService({ store: stores.messages, users: stores.users, clock, areas, access, events });
   const files = await openFileBase({ store: stores.files, config, clock, areas, access, events });
   return {
     config,
     database,
-    /** For tests and benchmarks that look at rows directly; the HTTP app and the CLI use services. */
     db,
     clock,
-    cursors: createCursorCodec(cursorSecret),
+    cursorSecret,
     ...createIdentityServices({
       config,
       clock,
@@ -89,18 +146,15 @@ async function assembleBoard(config: Config, database: Database, clock: Clock, a
       events,
     }),
     users,
+    profiles: createProfileService({ store: stores.users }),
     areas,
     access,
-    /** The durable event log every change is recorded in, and who may see which event. */
     events,
     mayCallerSee: createEventVisibility({ config, areas, access }),
     messages,
-    /** How many searches this node runs at once (the HTTP search routes run within it). */
-    searchBudget: createSearchBudget(),
+    searchBudget: createSearchBudget(searchBudgetLimitsFor(database.dialect, config.database.poolSize)),
     webhooks: createWebhookService({ store: stores.webhooks, log: events, config, clock, boardSecret: webhookSecret }),
-    /** What the webhook sender of a serving node needs (see startLiveEvents). */
     webhookSending: { store: stores.webhooks, boardSecret: webhookSecret },
-    /** The message base's store itself, for bulk imports (`importMessages`), which bypass posting. */
     messageStore: stores.messages,
     files,
     health: createHealthService({ database, files }),
@@ -133,4 +187,40 @@ function createStores(database: Database, clock: Clock, identityChanges: Identit
   };
 }
 
-export type Board = Awaited<ReturnType<typeof openBoard>>;
+/**
+ * What a node serving `board` runs beside it, both fed by the event log: its live events (see
+ * `startLiveEvents`) and the webhook sender. Started with the HTTP app and stopped with it; the
+ * CLI never starts them.
+ */
+export function startBoardWorkers(
+  board: Board,
+  options: { onError: (error: unknown) => void; streams?: StreamObserver; webhookAttempts?: AttemptObserver },
+): LiveEvents {
+  const { config, events: log, clock, mayCallerSee } = board;
+  const live = startLiveEvents({
+    log,
+    database: board.database,
+    clock,
+    mayCallerSee,
+    settings: config.events,
+    onError: options.onError,
+    streamObserver: options.streams,
+  });
+  const sender = createWebhookSender({
+    ...board.webhookSending,
+    log,
+    users: board.users,
+    mayCallerSee,
+    config,
+    clock,
+    onError: options.onError,
+    ...(options.webhookAttempts ? { onAttempt: options.webhookAttempts } : {}),
+  });
+  sender.start(config.events.pollIntervalMs);
+  return {
+    ...live,
+    async stop() {
+      await Promise.all([live.stop(), sender.stop()]);
+    },
+  };
+}

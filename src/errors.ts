@@ -1,24 +1,135 @@
 /**
- * Every error the board raises on purpose, declared once with its HTTP status. Services throw
- * these; `src/http/problem.ts` turns them (and everything else) into problem+json, and the
- * CLI prints their `detail` as a one-line error.
+ * Every error the board raises on purpose, declared once: its stable `code` (what clients branch
+ * on), the HTTP status it answers with, and its default detail, which docs/api-notes.md "Problem
+ * codes" lists as its meaning (a test keeps the two alike). Services throw the classes below,
+ * naming a code of the class's status; `src/http/problem.ts` turns them (and everything else)
+ * into problem+json carrying the code, and the CLI prints their `detail` as a one-line error.
  */
+export const ERROR_CODES = {
+  'request.invalid': { status: 400, detail: 'The request is invalid.' },
+  'request.invalid-body': { status: 400, detail: 'A field of the body is invalid; `errors` points at each.' },
+  'request.invalid-query': { status: 400, detail: 'A query parameter is invalid; `errors` points at each.' },
+  'request.invalid-path': { status: 400, detail: 'A path parameter is invalid; `errors` points at each.' },
+  'request.invalid-header': { status: 400, detail: 'A request header is invalid; `errors` points at it.' },
+  'request.invalid-cursor': { status: 400, detail: 'The cursor is invalid or belongs to another list.' },
+  'request.invalid-json': { status: 400, detail: 'The body is not valid JSON.' },
+  'request.json-too-deep': { status: 400, detail: 'The JSON body is nested too deep.' },
+  'request.invalid-url': {
+    status: 400,
+    detail: 'The URL is not valid: a percent sign must start an escape such as %2F.',
+  },
+  'request.invalid-http': { status: 400, detail: 'The request is not valid HTTP.' },
+  'request.timeout': { status: 408, detail: 'The request did not arrive in time.' },
+  'request.body-too-large': { status: 413, detail: 'The request body is too large.' },
+  'request.unsupported-media-type': { status: 415, detail: 'This content type is not accepted here.' },
+  'request.headers-too-large': { status: 431, detail: 'The request headers are too large.' },
+  'route.not-found': { status: 404, detail: 'No resource at this path.' },
+  'route.method-not-allowed': { status: 405, detail: 'The method is not allowed here; `Allow` lists those that are.' },
+  'rate-limit.exceeded': { status: 429, detail: 'Too many attempts in this window; wait `Retry-After` seconds.' },
+  'server.internal-error': {
+    status: 500,
+    detail: 'An unexpected error occurred; the request id identifies it in the log.',
+  },
+  'server.shutting-down': { status: 503, detail: 'The board is shutting down; try again shortly.' },
+
+  'auth.required': { status: 401, detail: 'Authentication is required.' },
+  'auth.invalid-credentials': { status: 401, detail: 'The username or password is incorrect.' },
+  'auth.unsupported-scheme': { status: 401, detail: 'Only Bearer credentials are accepted.' },
+  'auth.invalid-token': { status: 401, detail: 'The access token is invalid or expired.' },
+  'auth.invalid-api-key': { status: 401, detail: 'The API key is unknown or revoked.' },
+  'auth.refresh-token-missing': { status: 401, detail: 'No refresh token was presented.' },
+  'auth.invalid-refresh-token': { status: 401, detail: 'The refresh token is invalid, expired or revoked.' },
+  'auth.account-gone': { status: 401, detail: 'The account no longer exists.' },
+  'auth.scope-insufficient': { status: 403, detail: "The API key's scope does not allow this request." },
+  'access.denied': { status: 403, detail: "The area's or conference's ACS does not let the caller do this." },
+  'area.invalid-glob': { status: 400, detail: 'An area glob is invalid, or there are too many of them.' },
+
+  'user.invalid-username': { status: 400, detail: 'The username breaks the rules for usernames.' },
+  'user.password-too-short': { status: 400, detail: 'The password is shorter than the board allows.' },
+  'user.invalid-group': { status: 400, detail: 'The group name is not valid.' },
+  'user.not-found': { status: 404, detail: 'No user has this name.' },
+  'user.username-taken': { status: 409, detail: 'The username is taken.' },
+
+  'api-key.invalid-id': { status: 400, detail: 'The API key id is not a positive integer.' },
+  'api-key.invalid-label': { status: 400, detail: 'The API key label is empty or too long.' },
+  'api-key.invalid-scope': { status: 400, detail: 'The API key scope is not one baud knows.' },
+  'api-key.not-found': { status: 404, detail: 'No API key has this id.' },
+
+  'message.invalid-reply-target': { status: 400, detail: 'The message replied to is not in this area.' },
+  'message.import-line-invalid': { status: 400, detail: 'A line of a message import cannot be imported.' },
+  'message.delete-forbidden': { status: 403, detail: 'Only the author or the sysop may delete a message.' },
+  'message.conference-not-found': { status: 404, detail: 'No message conference has this tag.' },
+  'message.area-not-found': { status: 404, detail: 'No message area has this tag.' },
+  'message.not-found': { status: 404, detail: 'No message has this id or uuid, or the caller may not read it.' },
+  'message.ids-exhausted': { status: 503, detail: 'The board has used every message id: no message can be posted.' },
+
+  'search.query-empty': { status: 400, detail: 'The search query `q` is empty.' },
+  'search.query-too-long': { status: 400, detail: 'The search query `q` is too long.' },
+  'search.too-many-terms': { status: 400, detail: 'The search query `q` has too many terms.' },
+  'search.prefix-too-short': { status: 400, detail: 'A prefix search needs more letters before `*`.' },
+  'search.misplaced-or': { status: 400, detail: '`OR` needs a word or phrase on each side, neither excluded.' },
+  'search.nothing-to-search-for': { status: 400, detail: 'The search query `q` has no words to search for.' },
+  'search.busy': { status: 503, detail: 'Too many searches are running on this node; try again shortly.' },
+
+  'file.invalid-upload': { status: 400, detail: 'The multipart upload is malformed or its fields are wrong.' },
+  'file.area-not-found': { status: 404, detail: 'No file area has this tag.' },
+  'file.not-found': { status: 404, detail: 'No file has this id, or the caller may not see it.' },
+  'file.content-missing': { status: 404, detail: "The file's content is missing from the file store." },
+  'file.duplicate': { status: 409, detail: 'The same file is already in the file area.' },
+  'file.name-exhausted': { status: 409, detail: 'Too many files of this name are in the file area.' },
+  'file.too-large': { status: 413, detail: 'The file is larger than the upload limit.' },
+  'file.range-not-satisfiable': { status: 416, detail: "The range is outside the file's bytes." },
+
+  'event.unknown-type': { status: 400, detail: 'An event type of the filter is unknown.' },
+  'event.too-many-streams': { status: 429, detail: 'The caller has as many event streams open as allowed.' },
+  'event.node-at-capacity': { status: 429, detail: 'This node follows as many event streams as it can.' },
+
+  'webhook.target-not-allowed': { status: 400, detail: 'The webhook URL may not be delivered to.' },
+  'webhook.not-found': { status: 404, detail: 'No webhook of the caller has this id.' },
+  'webhook.limit-reached': { status: 409, detail: 'The caller has as many webhooks as allowed.' },
+
+  'cli.invalid-argument': { status: 400, detail: 'A command-line argument is invalid.' },
+  'cli.already-running': { status: 500, detail: 'The command is already running on this board.' },
+  'config.invalid': { status: 500, detail: 'The configuration is missing or invalid.' },
+  'acs.invalid-syntax': { status: 500, detail: 'An ACS does not follow the grammar.' },
+  'storage.unwritable': { status: 500, detail: 'A storage directory cannot take new files.' },
+  'board.already-initialised': { status: 500, detail: 'The board is initialised already.' },
+  'enigma.invalid-source': { status: 500, detail: 'The directory is not an ENiGMA½ installation baud can read.' },
+  'enigma.target-not-empty': {
+    status: 500,
+    detail: 'The board already holds content from elsewhere: import into a new board.',
+  },
+} as const satisfies Readonly<Record<string, { readonly status: number; readonly detail: string }>>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** The codes that answer with `status`: a `NotFoundError` can only name a 404 code. */
+export type ErrorCodeOf<Status extends number> = {
+  [Code in ErrorCode]: (typeof ERROR_CODES)[Code]['status'] extends Status ? Code : never;
+}[ErrorCode];
+
 export interface FieldError {
   /** JSON pointer into the request, e.g. `/body/subject` or `/query/limit`. */
   readonly pointer: string;
   readonly message: string;
 }
 
-export abstract class BaudError extends Error {
-  abstract readonly status: number;
+export abstract class BaudError<Code extends ErrorCode = ErrorCode> extends Error {
+  /** The HTTP status, the code's in `ERROR_CODES`. */
+  readonly status: number;
   #headers: Readonly<Record<string, string>>;
 
-  /** `headers`: the response headers the status needs (`WWW-Authenticate`, `Retry-After`, `Allow`). */
+  /**
+   * `detail`: what went wrong this time, for people (the code's default otherwise). `headers`:
+   * the response headers the status needs (`WWW-Authenticate`, `Retry-After`, `Allow`).
+   */
   constructor(
-    readonly detail: string,
+    readonly code: Code,
+    readonly detail: string = ERROR_CODES[code].detail,
     headers: Readonly<Record<string, string>> = {},
   ) {
     super(detail);
+    this.status = ERROR_CODES[code].status;
     this.#headers = headers;
   }
 
@@ -30,7 +141,7 @@ export abstract class BaudError extends Error {
   /**
    * Adds response headers that say more about this one answer than its status does (the
    * RateLimit headers of a refused login), and returns the error, to be thrown:
-   * `throw new UnauthorizedError('…').withHeaders(extra)`.
+   * `throw new TooManyRequestsError('rate-limit.exceeded', '…', 60).withHeaders(extra)`.
    */
   withHeaders(extra: Readonly<Record<string, string>>): this {
     this.#headers = { ...this.#headers, ...extra };
@@ -38,84 +149,79 @@ export abstract class BaudError extends Error {
   }
 }
 
-export class BadRequestError extends BaudError {
+export class BadRequestError extends BaudError<ErrorCodeOf<400>> {
   override readonly name = 'BadRequestError';
-  readonly status = 400;
   constructor(
-    detail: string,
+    code: ErrorCodeOf<400>,
+    detail?: string,
     readonly errors: readonly FieldError[] = [],
   ) {
-    super(detail);
+    super(code, detail);
   }
 }
 
-export class UnauthorizedError extends BaudError {
+export class UnauthorizedError extends BaudError<ErrorCodeOf<401>> {
   override readonly name = 'UnauthorizedError';
-  readonly status = 401;
-  constructor(detail = 'Authentication is required.', bearerError?: 'invalid_token') {
-    super(detail, {
+  constructor(code: ErrorCodeOf<401>, detail?: string, bearerError?: 'invalid_token') {
+    super(code, detail, {
       'www-authenticate': bearerError ? `Bearer realm="baud", error="${bearerError}"` : 'Bearer realm="baud"',
     });
   }
 }
 
-export class ForbiddenError extends BaudError {
+export class ForbiddenError extends BaudError<ErrorCodeOf<403>> {
   override readonly name = 'ForbiddenError';
-  readonly status = 403;
 }
 
-export class NotFoundError extends BaudError {
+export class NotFoundError extends BaudError<ErrorCodeOf<404>> {
   override readonly name = 'NotFoundError';
-  readonly status = 404;
 }
 
-export class MethodNotAllowedError extends BaudError {
+export class MethodNotAllowedError extends BaudError<ErrorCodeOf<405>> {
   override readonly name = 'MethodNotAllowedError';
-  readonly status = 405;
-  constructor(method: string, allowed: readonly string[]) {
-    super(`${method} is not allowed here; use ${allowed.join(', ')}.`, { allow: allowed.join(', ') });
+  constructor(code: ErrorCodeOf<405>, method: string, allowed: readonly string[]) {
+    super(code, `${method} is not allowed here; use ${allowed.join(', ')}.`, { allow: allowed.join(', ') });
   }
 }
 
-export class RequestTimeoutError extends BaudError {
+export class RequestTimeoutError extends BaudError<ErrorCodeOf<408>> {
   override readonly name = 'RequestTimeoutError';
-  readonly status = 408;
-  constructor(detail: string) {
+  constructor(code: ErrorCodeOf<408>, detail?: string) {
     // The rest of the body may still be on its way: closing is the only way not to read it.
-    super(detail, { connection: 'close' });
+    super(code, detail, { connection: 'close' });
   }
 }
 
-export class ConflictError extends BaudError {
+export class ConflictError extends BaudError<ErrorCodeOf<409>> {
   override readonly name = 'ConflictError';
-  readonly status = 409;
 }
 
-export class PayloadTooLargeError extends BaudError {
+export class PayloadTooLargeError extends BaudError<ErrorCodeOf<413>> {
   override readonly name = 'PayloadTooLargeError';
-  readonly status = 413;
 }
 
-export class UnsupportedMediaTypeError extends BaudError {
+export class UnsupportedMediaTypeError extends BaudError<ErrorCodeOf<415>> {
   override readonly name = 'UnsupportedMediaTypeError';
-  readonly status = 415;
 }
 
-export class RangeNotSatisfiableError extends BaudError {
+export class RangeNotSatisfiableError extends BaudError<ErrorCodeOf<416>> {
   override readonly name = 'RangeNotSatisfiableError';
-  readonly status = 416;
   /** `sizeBytes`: the whole representation's length, sent as `Content-Range: bytes *\/size` (RFC 9110 §15.5.17). */
-  constructor(detail: string, sizeBytes: number) {
-    super(detail, { 'content-range': `bytes */${sizeBytes}` });
+  constructor(code: ErrorCodeOf<416>, detail: string, sizeBytes: number) {
+    super(code, detail, { 'content-range': `bytes */${sizeBytes}` });
   }
 }
 
-export class ServiceUnavailableError extends BaudError {
+export class ServiceUnavailableError extends BaudError<ErrorCodeOf<503>> {
   override readonly name = 'ServiceUnavailableError';
-  readonly status = 503;
   /** `shouldCloseConnection`: a node going down closes; one busy for a moment keeps the connection. */
-  constructor(detail: string, retryAfterSeconds: number, { shouldCloseConnection = true } = {}) {
-    super(detail, {
+  constructor(
+    code: ErrorCodeOf<503>,
+    detail: string,
+    retryAfterSeconds: number,
+    { shouldCloseConnection = true } = {},
+  ) {
+    super(code, detail, {
       'retry-after': String(retryAfterSeconds),
       ...(shouldCloseConnection ? { connection: 'close' } : {}),
     });
@@ -125,10 +231,9 @@ export class ServiceUnavailableError extends BaudError {
 /** Seconds as Retry-After and RateLimit-Reset count them: whole, rounded up, at least 1. */
 export const wholeSecondsIn = (seconds: number) => Math.max(1, Math.ceil(seconds));
 
-export class TooManyRequestsError extends BaudError {
+export class TooManyRequestsError extends BaudError<ErrorCodeOf<429>> {
   override readonly name = 'TooManyRequestsError';
-  readonly status = 429;
-  constructor(detail: string, retryAfterSeconds: number) {
-    super(detail, { 'retry-after': String(wholeSecondsIn(retryAfterSeconds)) });
+  constructor(code: ErrorCodeOf<429>, detail: string, retryAfterSeconds: number) {
+    super(code, detail, { 'retry-after': String(wholeSecondsIn(retryAfterSeconds)) });
   }
 }

@@ -41,13 +41,41 @@ function acsSubjectOf(caller: UserCaller): AcsSubject {
 }
 
 /**
- * The one answer to "may this caller see / read / write area X". Authenticated callers are
- * judged by ACS only (a message area needs its conference's ACS and its own); anonymous
- * callers may only read areas on the public allowlist and never write. Unknown and blocked
- * areas are 404; an area the caller may not use is 401 for anonymous callers (so a client
- * knows to log in) and 403 for authenticated ones.
+ * The one answer to "may this caller see / read / write area X". The `can…` questions answer
+ * yes or no; the `…Area(caller, areaTag)` lookups give the area or throw: unknown and blocked
+ * areas are 404, an area the caller may not use is 401 for anonymous callers (so a client knows
+ * to log in) and 403 for authenticated ones.
  */
-export function createAreaAccess(deps: { config: Config; areas: BoardAreas; clock: Clock }) {
+export interface AreaAccess {
+  /** Whether the caller may read the message area (and its conference). */
+  canReadMessageArea(caller: Caller, area: MessageAreaDef): boolean;
+  /** Whether the caller may post in the message area; never an anonymous caller. */
+  canWriteMessageArea(caller: Caller, area: MessageAreaDef): boolean;
+  /** Whether the caller may browse the file area. */
+  canReadFileArea(caller: Caller, area: FileAreaDef): boolean;
+  /** Whether the caller may download from the file area. */
+  canDownloadFromArea(caller: Caller, area: FileAreaDef): boolean;
+  /** Whether the caller may upload to the file area; never an anonymous caller. */
+  canWriteFileArea(caller: Caller, area: FileAreaDef): boolean;
+  /** Message areas of a conference the caller may read, in configuration order. */
+  visibleAreasOf(caller: Caller, conference: MessageConferenceDef): MessageAreaDef[];
+  /** The message area if the caller may read it. */
+  readableMessageArea(caller: Caller, areaTag: string): MessageAreaDef;
+  /** The message area if the caller may post in it. */
+  writableMessageArea(caller: Caller, areaTag: string): MessageAreaDef;
+  /** The file area if the caller may browse it. */
+  readableFileArea(caller: Caller, areaTag: string): FileAreaDef;
+  /** The file area if the caller may download from it. */
+  downloadableFileArea(caller: Caller, areaTag: string): FileAreaDef;
+  /** The file area if the caller may upload to it. */
+  writableFileArea(caller: Caller, areaTag: string): FileAreaDef;
+}
+
+/**
+ * Authenticated callers are judged by ACS only (a message area needs its conference's ACS and
+ * its own); anonymous callers may only read areas on the public allowlist and never write.
+ */
+export function createAreaAccess(deps: { config: Config; areas: BoardAreas; clock: Clock }): AreaAccess {
   const { areas, clock } = deps;
   const restApi = deps.config.contentServers.web.restApi;
   const messageAllowlist = new Map(
@@ -101,19 +129,19 @@ export function createAreaAccess(deps: { config: Config; areas: BoardAreas; cloc
 
   function denied(caller: Caller, what: string): Error {
     return caller.kind === 'anonymous'
-      ? new UnauthorizedError(`Log in to ${what}.`)
-      : new ForbiddenError(`You may not ${what}.`);
+      ? new UnauthorizedError('auth.required', `Log in to ${what}.`)
+      : new ForbiddenError('access.denied', `You may not ${what}.`);
   }
 
   function messageArea(areaTag: string): MessageAreaDef {
     const area = areas.messageAreas.get(areaTag);
-    if (!area) throw new NotFoundError(`No message area "${areaTag}".`);
+    if (!area) throw new NotFoundError('message.area-not-found', `No message area "${areaTag}".`);
     return area;
   }
 
   function fileArea(areaTag: string): FileAreaDef {
     const area = areas.fileAreas.get(areaTag);
-    if (!area) throw new NotFoundError(`No file area "${areaTag}".`);
+    if (!area) throw new NotFoundError('file.area-not-found', `No file area "${areaTag}".`);
     return area;
   }
 
@@ -124,42 +152,38 @@ export function createAreaAccess(deps: { config: Config; areas: BoardAreas; cloc
     canDownloadFromArea,
     canWriteFileArea,
 
-    /** Message areas of a conference the caller may read, in configuration order. */
-    visibleAreasOf(caller: Caller, conference: MessageConferenceDef): MessageAreaDef[] {
+    visibleAreasOf(caller, conference) {
       return conference.areas.filter((area) => canReadMessageArea(caller, area));
     },
 
-    /** The area if the caller may read it; else 404 / 401 / 403 as described above. */
-    readableMessageArea(caller: Caller, areaTag: string): MessageAreaDef {
+    readableMessageArea(caller, areaTag) {
       const area = messageArea(areaTag);
       if (!canReadMessageArea(caller, area)) throw denied(caller, `read message area "${areaTag}"`);
       return area;
     },
 
-    writableMessageArea(caller: Caller, areaTag: string): MessageAreaDef {
+    writableMessageArea(caller, areaTag) {
       const area = messageArea(areaTag);
       if (!canWriteMessageArea(caller, area)) throw denied(caller, `post in message area "${areaTag}"`);
       return area;
     },
 
-    readableFileArea(caller: Caller, areaTag: string): FileAreaDef {
+    readableFileArea(caller, areaTag) {
       const area = fileArea(areaTag);
       if (!canReadFileArea(caller, area)) throw denied(caller, `browse file area "${areaTag}"`);
       return area;
     },
 
-    downloadableFileArea(caller: Caller, areaTag: string): FileAreaDef {
+    downloadableFileArea(caller, areaTag) {
       const area = fileArea(areaTag);
       if (!canDownloadFromArea(caller, area)) throw denied(caller, `download from file area "${areaTag}"`);
       return area;
     },
 
-    writableFileArea(caller: Caller, areaTag: string): FileAreaDef {
+    writableFileArea(caller, areaTag) {
       const area = fileArea(areaTag);
       if (!canWriteFileArea(caller, area)) throw denied(caller, `upload to file area "${areaTag}"`);
       return area;
     },
   };
 }
-
-export type AreaAccess = ReturnType<typeof createAreaAccess>;

@@ -29,12 +29,12 @@ export type AreaGlobMatcher = (areaTag: string) => boolean;
 export function checkAreaGlobs(globs: readonly string[], pointer: string): readonly string[] {
   if (globs.length > MAX_AREA_GLOBS) {
     const message = `has ${globs.length} globs; at most ${MAX_AREA_GLOBS} are allowed`;
-    throw new BadRequestError(`${pointer} ${message}.`, [{ pointer, message }]);
+    throw new BadRequestError('area.invalid-glob', `${pointer} ${message}.`, [{ pointer, message }]);
   }
   const bad = globs.find((glob) => glob.length > MAX_AREA_GLOB_LENGTH || !AREA_GLOB.test(glob));
   if (bad !== undefined) {
     const message = `must be globs of 1 to ${MAX_AREA_GLOB_LENGTH} characters: letters, digits, "_", ".", "-" and the wildcards "*" and "?" (not "${bad.slice(0, 64)}")`;
-    throw new BadRequestError(`${pointer} ${message}.`, [{ pointer, message }]);
+    throw new BadRequestError('area.invalid-glob', `${pointer} ${message}.`, [{ pointer, message }]);
   }
   return [...new Set(globs)];
 }

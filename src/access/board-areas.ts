@@ -53,7 +53,7 @@ function compile(source: string | undefined, fallback: string, what: string): Co
   try {
     return compileAcs(source ?? fallback, what);
   } catch (error) {
-    throw new ConfigError(`configuration: ${(error as Error).message}`);
+    throw new ConfigError('config.invalid', `configuration: ${(error as Error).message}`);
   }
 }
 

@@ -14,6 +14,8 @@
  * silently changing who may read an area.
  */
 
+import { BaudError } from '../errors.js';
+
 /** Codes whose argument is a single integer `n` and which hold when the subject's figure is ≥ n. */
 export type AcsThresholdCode =
   | 'AG'
@@ -58,12 +60,12 @@ export type AcsExpression =
   | AcsCondition;
 
 /** An ACS that does not follow the grammar. `position` is the 0-based index into the source. */
-export class AcsSyntaxError extends Error {
+export class AcsSyntaxError extends BaudError<'acs.invalid-syntax'> {
   override readonly name = 'AcsSyntaxError';
   readonly position: number;
 
   constructor(description: string, position: number) {
-    super(`${description} at position ${position}`);
+    super('acs.invalid-syntax', `${description} at position ${position}`);
     this.position = position;
   }
 }

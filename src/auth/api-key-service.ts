@@ -61,19 +61,25 @@ export function createApiKeyService(deps: { store: ApiKeyStore; clock: Clock; us
 
   async function findRecord(id: number): Promise<ApiKeyRecord> {
     const row = await store.findRow(id);
-    if (!row) throw new NotFoundError(`No API key with id ${id}.`);
+    if (!row) throw new NotFoundError('api-key.not-found', `No API key with id ${id}.`);
     return toRecord(row);
   }
 
   return {
     async generate(username, label, scope) {
       const trimmedLabel = label.trim();
-      if (trimmedLabel === '') throw new BadRequestError('the label must not be empty');
+      if (trimmedLabel === '') throw new BadRequestError('api-key.invalid-label', 'the label must not be empty');
       if ([...trimmedLabel].length > API_KEY_LABEL_MAX_LENGTH) {
-        throw new BadRequestError(`the label must be at most ${API_KEY_LABEL_MAX_LENGTH} characters`);
+        throw new BadRequestError(
+          'api-key.invalid-label',
+          `the label must be at most ${API_KEY_LABEL_MAX_LENGTH} characters`,
+        );
       }
       if (!isApiKeyScope(scope)) {
-        throw new BadRequestError(`scope "${scope}" is not valid; use one of ${API_KEY_SCOPES.join(', ')}`);
+        throw new BadRequestError(
+          'api-key.invalid-scope',
+          `scope "${scope}" is not valid; use one of ${API_KEY_SCOPES.join(', ')}`,
+        );
       }
       const user = await users.getUser(username);
       const key = generateApiKeyValue();
@@ -94,7 +100,8 @@ export function createApiKeyService(deps: { store: ApiKeyStore; clock: Clock; us
     },
 
     async revoke(id) {
-      if (!Number.isSafeInteger(id) || id < 1) throw new BadRequestError('the API key id must be a positive integer');
+      if (!Number.isSafeInteger(id) || id < 1)
+        throw new BadRequestError('api-key.invalid-id', 'the API key id must be a positive integer');
       await findRecord(id);
       await store.revokeKey(id, clock.now().toISOString());
       return findRecord(id);

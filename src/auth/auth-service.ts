@@ -88,7 +88,7 @@ export function createAuthService(deps: {
         : await verifyAgainstDummy(input.password);
       if (!user || !passwordMatches || user.disabledAt !== null) {
         // The slots the attempt reserved stay taken: they are the failure's record.
-        throw new UnauthorizedError('The username or password is incorrect.').withHeaders(
+        throw new UnauthorizedError('auth.invalid-credentials', 'The username or password is incorrect.').withHeaders(
           rateLimitHeaders(reservation.quotaIfFailed),
         );
       }
@@ -135,7 +135,7 @@ export function createAuthService(deps: {
 
     async refresh(refreshToken) {
       if (refreshToken === undefined || refreshToken === '') {
-        throw new UnauthorizedError('No refresh token was presented.');
+        throw new UnauthorizedError('auth.refresh-token-missing', 'No refresh token was presented.');
       }
       const session = await refreshTokens.rotate(refreshToken);
       const token = await accessTokens.issue({ userId: session.userId, sessionId: session.familyId });

@@ -58,7 +58,8 @@ export function createCallerService(deps: {
   async function loadApiKeyCaller(apiKey: string, isSecure: boolean): Promise<UserCaller> {
     const key = await apiKeys.verify(apiKey);
     const user = key && (await users.loadCallerUser(key.userId));
-    if (!key || !user) throw new UnauthorizedError('The API key is unknown or revoked.', 'invalid_token');
+    if (!key || !user)
+      throw new UnauthorizedError('auth.invalid-api-key', 'The API key is unknown or revoked.', 'invalid_token');
     return { kind: 'user', user, via: 'apiKey', scopes: key.scopes, isSecure, session: null };
   }
 
@@ -67,7 +68,8 @@ export function createCallerService(deps: {
     // node rather than when the 15-minute token expires.
     const session = await sessions.findLiveSession(claims.sessionId, claims.userId, clock.now());
     const user = session ? await users.loadCallerUser(claims.userId) : null;
-    if (!session || !user) throw new UnauthorizedError('The access token is invalid or expired.', 'invalid_token');
+    if (!session || !user)
+      throw new UnauthorizedError('auth.invalid-token', 'The access token is invalid or expired.', 'invalid_token');
     return { kind: 'user', user, via: 'token', scopes: new Set(['read', 'write']), isSecure, session };
   }
 
@@ -83,7 +85,8 @@ export function createCallerService(deps: {
         // Verified on every request (a map lookup once verified), so an expired token never
         // rides on a remembered caller.
         const claims = await accessTokens.verify(credential.accessToken);
-        if (!claims) throw new UnauthorizedError('The access token is invalid or expired.', 'invalid_token');
+        if (!claims)
+          throw new UnauthorizedError('auth.invalid-token', 'The access token is invalid or expired.', 'invalid_token');
         cacheKey = `token ${isSecure} ${credential.accessToken}`;
         load = () => loadTokenCaller(claims, isSecure);
       }

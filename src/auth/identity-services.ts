@@ -3,14 +3,15 @@ import type { Config } from '../config/load-config.js';
 import type { EventLog } from '../events/event-log.js';
 import type { IdentityChanges } from '../identity-changes.js';
 import type { SystemStore } from '../system/system-store.js';
-import { createProfileService } from '../users/profile-service.js';
 import type { UserService } from '../users/user-service.js';
 import type { UserStore } from '../users/user-store.js';
+import type { WebhookStore } from '../webhooks/webhook-store.js';
 import type { AccessTokens } from './access-tokens.js';
 import { createApiKeyService } from './api-key-service.js';
 import type { ApiKeyStore } from './api-key-store.js';
 import { createAuthService } from './auth-service.js';
 import { createCallerService } from './caller-service.js';
+import { createCredentialService } from './credential-service.js';
 import type { LoginAttemptStore } from './login-attempt-store.js';
 import { createLoginThrottle } from './login-throttle.js';
 import { createRefreshTokens } from './refresh-tokens.js';
@@ -18,8 +19,9 @@ import { createSessionActivityService } from './session-activity-service.js';
 import type { SessionStore } from './session-store.js';
 
 /**
- * The identity and access services of a board (callers, login sessions, API keys, profiles),
- * built together because they share the token machinery. Spread into the board by `assembleBoard`.
+ * The identity and access services of a board (callers, login sessions, passwords, API keys),
+ * built together because they share the token machinery and the credential stores. Spread into
+ * the board by `assembleBoard`.
  */
 export function createIdentityServices(deps: {
   config: Config;
@@ -30,6 +32,8 @@ export function createIdentityServices(deps: {
     readonly sessions: SessionStore;
     readonly loginAttempts: LoginAttemptStore;
     readonly system: SystemStore;
+    /** A password change deactivates the user's webhooks (see `createCredentialService`). */
+    readonly webhooks: Pick<WebhookStore, 'deactivateOwnedBy'>;
   };
   users: UserService;
   accessTokens: AccessTokens;
@@ -70,7 +74,7 @@ export function createIdentityServices(deps: {
       users,
       identityChanges: deps.identityChanges,
     }),
-    profiles: createProfileService({ store: stores.users }),
+    credentials: createCredentialService({ users, stores, config, clock }),
     sessionActivity: createSessionActivityService({ sessions: stores.sessions, users: stores.users, clock }),
   };
 }

@@ -113,9 +113,11 @@ export function createLoginThrottle(deps: { store: LoginAttemptStore; clock: Clo
         const address = await takeSlot(trx, addressSubject(attempt), now);
         if (account.taken === null || address.taken === null) {
           const resetSeconds = wholeSecondsIn(Math.max(account.retryAfterMs, address.retryAfterMs) / 1000);
-          throw new TooManyRequestsError('Too many failed logins; try again later.', resetSeconds).withHeaders(
-            rateLimitHeaders({ limit: maxFailures, remaining: 0, resetSeconds, windowSeconds }),
-          );
+          throw new TooManyRequestsError(
+            'rate-limit.exceeded',
+            'Too many failed logins; try again later.',
+            resetSeconds,
+          ).withHeaders(rateLimitHeaders({ limit: maxFailures, remaining: 0, resetSeconds, windowSeconds }));
         }
         return {
           attempt,

@@ -54,7 +54,8 @@ export interface RefreshTokens {
   prune(): Promise<void>;
 }
 
-const invalidRefreshToken = () => new UnauthorizedError('The refresh token is invalid, expired or revoked.');
+const invalidRefreshToken = () =>
+  new UnauthorizedError('auth.invalid-refresh-token', 'The refresh token is invalid, expired or revoked.');
 
 /**
  * Refresh tokens and their families (login sessions). A family starts at login and ends at

@@ -9,7 +9,8 @@ function describeKey(key: ApiKeyRecord): string {
 }
 
 function parseKeyId(text: string): number {
-  if (!/^[1-9]\d{0,15}$/.test(text)) throw new BadRequestError(`"${text}" is not an API key id (a positive integer)`);
+  if (!/^[1-9]\d{0,15}$/.test(text))
+    throw new BadRequestError('api-key.invalid-id', `"${text}" is not an API key id (a positive integer)`);
   return Number(text);
 }
 

@@ -28,11 +28,15 @@ export function registerEventCommands(program: Command): void {
     const types = commaList(options.types);
     const unknown = types.filter((type) => !(EVENT_TYPES as readonly string[]).includes(type));
     if (unknown.length > 0)
-      throw new BadRequestError(`unknown event types: ${unknown.join(', ')} (known: ${EVENT_TYPES.join(', ')})`);
+      throw new BadRequestError(
+        'event.unknown-type',
+        `unknown event types: ${unknown.join(', ')} (known: ${EVENT_TYPES.join(', ')})`,
+      );
     const count = options.count === undefined ? Number.POSITIVE_INFINITY : parseId(options.count, 'count');
     await withBoard(options, async (board) => {
       let after = options.from === undefined ? await board.events.latestId() : Number(options.from);
-      if (!Number.isSafeInteger(after) || after < 0) throw new BadRequestError('--from must be an event id');
+      if (!Number.isSafeInteger(after) || after < 0)
+        throw new BadRequestError('cli.invalid-argument', '--from must be an event id');
       let printed = 0;
       let isStopped = false;
       const stop = () => {

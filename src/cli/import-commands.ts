@@ -115,11 +115,13 @@ async function importIntoBoard(
       const importedFrom = await store.importedFrom();
       if (importedFrom !== null && importedFrom !== sourceId) {
         throw new ConfigError(
+          'enigma.target-not-empty',
           `this board was imported from ${importedFrom}, not ${sourceId}: import into a new board (--config <new path>)`,
         );
       }
       if (importedFrom === null && (await store.hasContent())) {
         throw new ConfigError(
+          'enigma.target-not-empty',
           `the board of ${configPath} already has users, messages or files: import into a new board (--config <new path>)`,
         );
       }

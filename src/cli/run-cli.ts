@@ -1,15 +1,11 @@
 import { CommanderError } from 'commander';
-import { ConfigError } from '../config/config-error.js';
 import { BaudError } from '../errors.js';
 import { createProgram } from './program.js';
 
 /** Turns any failure into one clear line on stderr and exit code 1 (commander's own usage errors keep theirs). */
 function reportFailure(error: unknown): number {
   if (error instanceof CommanderError) return error.exitCode;
-  const message =
-    error instanceof BaudError || error instanceof ConfigError || error instanceof Error
-      ? error.message
-      : String(error);
+  const message = error instanceof BaudError || error instanceof Error ? error.message : String(error);
   process.stderr.write(`baud: ${message.split('\n')[0]}\n`);
   return 1;
 }

@@ -27,7 +27,10 @@ export async function withRunLock<T>(lockPath: string, what: string, work: () =>
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw error;
       const holder = Number(readFileSync(lockPath, 'utf8'));
       if (Number.isSafeInteger(holder) && holder > 0 && isRunning(holder)) {
-        throw new ConfigError(`${what} is already running on this board (process ${holder}); wait for it to end`);
+        throw new ConfigError(
+          'cli.already-running',
+          `${what} is already running on this board (process ${holder}); wait for it to end`,
+        );
       }
       rmSync(lockPath, { force: true });
     }

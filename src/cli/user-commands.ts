@@ -38,7 +38,12 @@ export function registerUserCommands(program: Command): void {
   ).action(async (username: string, options: PasswordOptions & { group: string[]; email?: string }) => {
     const password = await passwordFrom(options);
     const created = await withBoard(options, (board) =>
-      board.users.createUser({ username, password, groups: options.group, emailAddress: options.email ?? null }),
+      board.credentials.createAccount({
+        username,
+        password,
+        groups: options.group,
+        emailAddress: options.email ?? null,
+      }),
     );
     printResult(options, created, `created user ${describeUser(created)}`);
   });
@@ -53,7 +58,9 @@ export function registerUserCommands(program: Command): void {
       .option('--password-stdin', 'read the new password from standard input'),
   ).action(async (username: string, options: PasswordOptions) => {
     const password = await passwordFrom(options);
-    const { webhooksDeactivated } = await withBoard(options, (board) => board.users.setPassword(username, password));
+    const { webhooksDeactivated } = await withBoard(options, (board) =>
+      board.credentials.setPassword(username, password),
+    );
     printResult(options, { username, passwordChanged: true, webhooksDeactivated }, [
       `password changed for ${username}: login sessions ended, API keys revoked`,
       ...(webhooksDeactivated === 0

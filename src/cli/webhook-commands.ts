@@ -20,7 +20,8 @@ function describeDelivery(delivery: DeliveryView): string {
 }
 
 export function parseId(text: string, what: string): number {
-  if (!/^[1-9]\d{0,9}$/.test(text)) throw new BadRequestError(`"${text}" is not a ${what} id (a positive integer)`);
+  if (!/^[1-9]\d{0,9}$/.test(text))
+    throw new BadRequestError('cli.invalid-argument', `"${text}" is not a ${what} id (a positive integer)`);
   return Number(text);
 }
 

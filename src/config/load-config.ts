@@ -50,7 +50,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   const configPath = resolveConfigPath(options);
   const exists = existsSync(configPath);
   if (!exists && (options.configPath ?? env.BAUD_CONFIG)) {
-    throw new ConfigError(`configuration file not found: ${configPath}`);
+    throw new ConfigError('config.invalid', `configuration file not found: ${configPath}`);
   }
   const raw = exists ? parseHjsonFile(configPath) : {};
   const dataDirOverride = env.BAUD_DATA_DIR ? { BAUD_DATA_DIR: path.resolve(cwd, env.BAUD_DATA_DIR) } : {};
@@ -74,13 +74,13 @@ export function configFromObject(
   const env = context.env ?? {};
   const baseDir = context.baseDir ?? process.cwd();
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    throw new ConfigError('configuration: the top level must be an object');
+    throw new ConfigError('config.invalid', 'configuration: the top level must be an object');
   }
   const withEnv = applyEnvironmentOverrides(structuredClone(raw) as Record<string, unknown>, env);
   const filled = fillConfigDefaults(withEnv);
   // 'boolean' errors restate an additionalProperties failure less clearly ("schema is false").
   const firstError = Value.Errors(ConfigSchema, filled).find((error) => error.keyword !== 'boolean');
-  if (firstError) throw new ConfigError(describeSchemaError(firstError));
+  if (firstError) throw new ConfigError('config.invalid', describeSchemaError(firstError));
   const config = filled as ConfigFile;
   resolveDerivedPaths(config, baseDir);
   checkCrossReferences(config);
@@ -98,12 +98,18 @@ function parseHjsonFile(configPath: string): unknown {
   try {
     text = readFileSync(configPath, 'utf8');
   } catch (error) {
-    throw new ConfigError(`cannot read configuration file ${configPath}: ${(error as Error).message}`);
+    throw new ConfigError(
+      'config.invalid',
+      `cannot read configuration file ${configPath}: ${(error as Error).message}`,
+    );
   }
   try {
     return Hjson.parse(text);
   } catch (error) {
-    throw new ConfigError(`${configPath}: not valid HJSON: ${(error as Error).message.split('\n')[0]}`);
+    throw new ConfigError(
+      'config.invalid',
+      `${configPath}: not valid HJSON: ${(error as Error).message.split('\n')[0]}`,
+    );
   }
 }
 
@@ -122,7 +128,7 @@ function applyEnvironmentOverrides(raw: Record<string, unknown>, env: BaudEnviro
   if (env.BAUD_JWT_SECRET) set(['contentServers', 'web', 'restApi', 'jwtSecret'], env.BAUD_JWT_SECRET);
   if (env.BAUD_PORT !== undefined && env.BAUD_PORT !== '') {
     if (!/^\d{1,5}$/.test(env.BAUD_PORT))
-      throw new ConfigError(`BAUD_PORT: must be a port number, got "${env.BAUD_PORT}"`);
+      throw new ConfigError('config.invalid', `BAUD_PORT: must be a port number, got "${env.BAUD_PORT}"`);
     set(['contentServers', 'web', 'port'], Number(env.BAUD_PORT));
   }
   return raw;
@@ -159,12 +165,12 @@ function resolveDerivedPaths(config: ConfigFile, baseDir: string): void {
   const url = config.database.url || `sqlite:${path.join(config.paths.dataDir, 'baud.db')}`;
   if (url.startsWith('sqlite:')) {
     const file = url.slice('sqlite:'.length);
-    if (!file) throw new ConfigError('configuration: database.url: sqlite: needs a file path');
+    if (!file) throw new ConfigError('config.invalid', 'configuration: database.url: sqlite: needs a file path');
     config.database.url = file === ':memory:' ? url : `sqlite:${path.resolve(config.paths.dataDir, file)}`;
   } else if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
     config.database.url = url;
   } else {
-    throw new ConfigError('configuration: database.url: must start with sqlite: or postgres://');
+    throw new ConfigError('config.invalid', 'configuration: database.url: must start with sqlite: or postgres://');
   }
   for (const [tag, directory] of Object.entries(config.fileBase.storageTags)) {
     config.fileBase.storageTags[tag] = path.resolve(config.paths.dataDir, directory);
@@ -189,7 +195,10 @@ function checkCrossReferences(config: ConfigFile): void {
   for (const [key, record] of tagRecords) {
     for (const tag of Object.keys(record)) {
       if (!TAG_PATTERN.test(tag)) {
-        throw new ConfigError(`configuration: ${key}: "${tag}" is not a valid tag (1-64 of A-Z a-z 0-9 _ . -)`);
+        throw new ConfigError(
+          'config.invalid',
+          `configuration: ${key}: "${tag}" is not a valid tag (1-64 of A-Z a-z 0-9 _ . -)`,
+        );
       }
     }
   }
@@ -197,6 +206,7 @@ function checkCrossReferences(config: ConfigFile): void {
     for (const storageTag of area.storageTags) {
       if (!(storageTag in config.fileBase.storageTags)) {
         throw new ConfigError(
+          'config.invalid',
           `configuration: fileBase.areas.${areaTag}.storageTags: unknown storage tag "${storageTag}" (define it in fileBase.storageTags)`,
         );
       }
@@ -208,6 +218,7 @@ function checkCrossReferences(config: ConfigFile): void {
       const other = confTags.get(areaTag);
       if (other) {
         throw new ConfigError(
+          'config.invalid',
           `configuration: messageConferences.${confTag}.areas.${areaTag}: area tag already used in conference "${other}"`,
         );
       }
@@ -217,6 +228,7 @@ function checkCrossReferences(config: ConfigFile): void {
   for (const origin of config.contentServers.web.restApi.corsAllowedOrigins) {
     if (origin !== '*' && !/^https?:\/\/[^/\s]+$/.test(origin)) {
       throw new ConfigError(
+        'config.invalid',
         `configuration: contentServers.web.restApi.corsAllowedOrigins: "${origin}" is not "*" or an origin like https://example.org`,
       );
     }

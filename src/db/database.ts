@@ -14,7 +14,6 @@ import {
   type Transaction,
 } from 'kysely';
 import type pg from 'pg';
-import { registerRelevanceFunction } from './full-text-index.js';
 import { boardMigrations } from './migrations/index.js';
 import { preparedStatementName } from './prepared-query.js';
 import type { Tables } from './schema.js';
@@ -77,6 +76,12 @@ export interface OpenDatabaseOptions {
    * all, so a board without metrics pays nothing for it.
    */
   readonly timeQueries?: boolean;
+  /**
+   * SQLite: called with the connection once it is open, before any query: where the SQL functions
+   * the board's queries call are taught to it (the search's `baud_relevance`). A database opened
+   * without it answers everything but a search by relevance.
+   */
+  readonly onSqliteOpen?: (connection: BetterSqlite3.Database) => void;
 }
 
 const OPERATION_OF_NODE: Readonly<Record<string, QueryOperation>> = {
@@ -113,7 +118,7 @@ function queryTimer(enabled: boolean) {
  */
 export async function openDatabase(url: string, options: OpenDatabaseOptions = {}): Promise<Database> {
   const timer = queryTimer(options.timeQueries ?? false);
-  if (url.startsWith('sqlite:')) return openSqlite(url.slice('sqlite:'.length), timer);
+  if (url.startsWith('sqlite:')) return openSqlite(url.slice('sqlite:'.length), timer, options.onSqliteOpen);
   if (url.startsWith('postgres://') || url.startsWith('postgresql://'))
     return openPostgres(url, options.poolSize ?? 10, options.statementTimeoutSeconds ?? 0, timer);
   throw new Error('database.url must start with sqlite: or postgres://');
@@ -121,7 +126,11 @@ export async function openDatabase(url: string, options: OpenDatabaseOptions = {
 
 type QueryTimer = ReturnType<typeof queryTimer>;
 
-function openSqlite(file: string, timer: QueryTimer): Database {
+function openSqlite(
+  file: string,
+  timer: QueryTimer,
+  onOpen: ((connection: BetterSqlite3.Database) => void) | undefined,
+): Database {
   if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
   const connection = new BetterSqlite3(file);
   connection.pragma('journal_mode = WAL');
@@ -129,7 +138,7 @@ function openSqlite(file: string, timer: QueryTimer): Database {
   connection.pragma('busy_timeout = 5000');
   // WAL + NORMAL is durable across application crashes; only an OS crash can lose the last commits.
   connection.pragma('synchronous = NORMAL');
-  registerRelevanceFunction(connection);
+  onOpen?.(connection);
   const db = new Kysely<Tables>({
     dialect: new SqliteDialect({ database: withStatementCache(connection, STATEMENT_CACHE_SIZE) }),
     plugins: [new CamelCasePlugin()],

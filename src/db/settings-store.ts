@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import type { Db } from './database.js';
+import type { Db, Executor } from './database.js';
+
+// Every query of `settings`, the board's named values (its secrets, how far the event log was pruned).
 
 /**
  * Returns the secret stored under `name`, creating a random one on first use. Insert-if-absent
@@ -14,4 +16,19 @@ export async function loadOrCreateSecret(db: Db, name: string, byteLength = 32):
     .execute();
   const row = await db.selectFrom('settings').select('value').where('key', '=', name).executeTakeFirstOrThrow();
   return Buffer.from(row.value, 'base64url');
+}
+
+/** The value stored under `key`, or undefined when there is none. */
+export async function readSetting(db: Executor, key: string): Promise<string | undefined> {
+  const row = await db.selectFrom('settings').select('value').where('key', '=', key).executeTakeFirst();
+  return row?.value;
+}
+
+/** Stores `value` under `key`, replacing what was there. */
+export async function writeSetting(db: Executor, key: string, value: string): Promise<void> {
+  await db
+    .insertInto('settings')
+    .values({ key, value })
+    .onConflict((conflict) => conflict.column('key').doUpdateSet({ value }))
+    .execute();
 }

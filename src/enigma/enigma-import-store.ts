@@ -1,12 +1,14 @@
 import { sql } from 'kysely';
 import type { Database, Executor } from '../db/database.js';
-import { mergePendingEntries } from '../db/full-text-index.js';
 import type { Tables } from '../db/schema.js';
-import { indexFiles } from '../files/file-search-index.js';
+import { readSetting, writeSetting } from '../db/settings-store.js';
+import { indexFiles } from '../files/file-search-store.js';
 import { freeFileName } from '../files/file-store.js';
 import { addToLiveCounts } from '../messages/message-live-counts.js';
-import { indexMessages } from '../messages/message-search-index.js';
-import { threadPlacesOf } from '../messages/message-store.js';
+import { threadPlacesOf } from '../messages/message-reads.js';
+import { indexMessages } from '../messages/message-search-store.js';
+import type { ThreadPlace } from '../messages/message-thread.js';
+import { mergePendingEntries } from '../search/full-text-index.js';
 import { usernameKey } from '../users/username.js';
 import type { ImportedFile, ImportedUser } from './enigma-mapping.js';
 
@@ -60,32 +62,75 @@ export interface ImportedMessageRow {
   readonly threadPath: string;
 }
 
+export interface EnigmaImportStore {
+  /** The source this board was imported from, or null (a new board, or one never imported into). */
+  importedFrom(): Promise<string | null>;
+  markImportedFrom(source: string): Promise<void>;
+  /** Whether the board holds any user, message or file (an import goes only into an empty board). */
+  hasContent(): Promise<boolean>;
+  /**
+   * Inserts the users not there yet with their groups. A user is there when its id holds an
+   * account of the same name; an id or a name held by another account (made on the board
+   * between runs) is left alone and counted, never merged.
+   */
+  insertUsers(
+    users: ReadonlyArray<{ user: ImportedUser; passwordHash: string; groups: readonly string[] }>,
+  ): Promise<InsertedUsers>;
+  /**
+   * Inserts the API keys whose hash is not there yet; returns how many were new and how many
+   * were left out because their id is another key's (made on the board between runs).
+   */
+  insertApiKeys(keys: ReadonlyArray<Omit<Tables['apiKeys'], 'id'> & { id: number }>): Promise<{
+    added: number;
+    idTaken: number;
+  }>;
+  /** The UUIDs of the messages of this id range the board holds already, by id. */
+  existingMessageUuids(fromId: number, toId: number): Promise<Map<number, string>>;
+  /** Thread places of messages stored earlier (the parents of a batch's replies). */
+  threadPlacesOf(ids: readonly number[]): Promise<Map<number, ThreadPlace & { areaTag: string }>>;
+  /** One batch of messages, their words in the search index and their live counts, in one transaction. */
+  insertMessages(rows: readonly ImportedMessageRow[]): Promise<void>;
+  /** The SHA-256 of every stored file, by area (baud keeps one copy of some bytes per area). */
+  fileContents(): Promise<Map<string, Set<string>>>;
+  fileExists(fileId: number): Promise<boolean>;
+  /**
+   * A file's row and index entry, in one transaction with `placeBytes`, which puts its bytes
+   * in the store: if that fails the row never appears, and a row never lacks its bytes.
+   * ENiGMA½ allows two files of one name in an area, baud does not: the second gets a free
+   * ` (n)` name, as an upload would. Returns the name stored.
+   */
+  insertFile(file: ImportedFile & { byteSize: number }, placeBytes: () => Promise<void>): Promise<string>;
+  /** Adds the logins not recorded yet as calls (last callers); the number added. */
+  insertCalls(calls: ReadonlyArray<{ userId: number; calledAt: string }>): Promise<number>;
+  /** Adds the new-scan pointers a user has not set on the board. */
+  insertPointers(pointers: ReadonlyArray<Tables['messagePointers']>): Promise<void>;
+  /** Recomputes every served area's and every file area's counters from their rows (live messages, files). */
+  recountAreas(servedAreas: readonly string[]): Promise<void>;
+  /**
+   * Moves each id counter past `sourceMaxIds` (at the start of a run: the ENiGMA½ board's
+   * highest ids, so a post made while or after importing never takes one) and past the
+   * highest stored id; never backwards.
+   */
+  advanceIdCounters(sourceMaxIds?: Partial<Record<KeptIdTable, number>>): Promise<void>;
+  /** Up-to-date planner statistics and search indexes after a bulk load (PostgreSQL). */
+  analyze(): Promise<void>;
+}
+
 /**
  * Every query of `baud import enigma`. Inserts are keyed by the ids (or key hashes) ENiGMA½
  * gave, and skip what is there already: a second run, or a run after an interrupted one,
  * adds exactly what is missing. Counters are recomputed from the rows at the end rather than
  * added to, for the same reason.
  */
-export function createEnigmaImportStore(database: Database) {
+export function createEnigmaImportStore(database: Database): EnigmaImportStore {
   const { db, dialect } = database;
 
   return {
-    /** The source this board was imported from, or null (a new board, or one never imported into). */
-    async importedFrom(): Promise<string | null> {
-      const row = await db.selectFrom('settings').select('value').where('key', '=', SOURCE_SETTING).executeTakeFirst();
-      return row?.value ?? null;
-    },
+    importedFrom: async () => (await readSetting(db, SOURCE_SETTING)) ?? null,
 
-    async markImportedFrom(source: string): Promise<void> {
-      await db
-        .insertInto('settings')
-        .values({ key: SOURCE_SETTING, value: source })
-        .onConflict((conflict) => conflict.column('key').doUpdateSet({ value: source }))
-        .execute();
-    },
+    markImportedFrom: (source) => writeSetting(db, SOURCE_SETTING, source),
 
-    /** Whether the board holds any user, message or file (an import goes only into an empty board). */
-    async hasContent(): Promise<boolean> {
+    async hasContent() {
       const [user, message, file] = await Promise.all([
         db.selectFrom('users').select('id').limit(1).executeTakeFirst(),
         db.selectFrom('messages').select('id').limit(1).executeTakeFirst(),
@@ -94,14 +139,7 @@ export function createEnigmaImportStore(database: Database) {
       return Boolean(user || message || file);
     },
 
-    /**
-     * Inserts the users not there yet with their groups. A user is there when its id holds an
-     * account of the same name; an id or a name held by another account (made on the board
-     * between runs) is left alone and counted, never merged.
-     */
-    async insertUsers(
-      users: ReadonlyArray<{ user: ImportedUser; passwordHash: string; groups: readonly string[] }>,
-    ): Promise<InsertedUsers> {
+    async insertUsers(users) {
       return db.transaction().execute(async (trx) => {
         const stored = await trx.selectFrom('users').select(['id', 'usernameKey']).execute();
         const keyOfId = new Map(stored.map((row) => [row.id, row.usernameKey]));
@@ -145,13 +183,7 @@ export function createEnigmaImportStore(database: Database) {
       });
     },
 
-    /**
-     * Inserts the API keys whose hash is not there yet; returns how many were new and how many
-     * were left out because their id is another key's (made on the board between runs).
-     */
-    async insertApiKeys(
-      keys: ReadonlyArray<Omit<Tables['apiKeys'], 'id'> & { id: number }>,
-    ): Promise<{ added: number; idTaken: number }> {
+    async insertApiKeys(keys) {
       return db.transaction().execute(async (trx) => {
         const stored = await trx.selectFrom('apiKeys').select(['id', 'keyHash']).execute();
         const hashes = new Set(stored.map((row) => row.keyHash));
@@ -163,8 +195,7 @@ export function createEnigmaImportStore(database: Database) {
       });
     },
 
-    /** The UUIDs of the messages of this id range the board holds already, by id. */
-    async existingMessageUuids(fromId: number, toId: number): Promise<Map<number, string>> {
+    async existingMessageUuids(fromId, toId) {
       const rows = await db
         .selectFrom('messages')
         .select(['id', 'uuid'])
@@ -174,11 +205,9 @@ export function createEnigmaImportStore(database: Database) {
       return new Map(rows.map((row) => [row.id, row.uuid]));
     },
 
-    /** Thread places of messages stored earlier (the parents of a batch's replies). */
-    threadPlacesOf: (ids: readonly number[]) => threadPlacesOf(db, ids),
+    threadPlacesOf: (ids) => threadPlacesOf(db, ids),
 
-    /** One batch of messages and their words in the search index, in one transaction. */
-    async insertMessages(rows: readonly ImportedMessageRow[]): Promise<void> {
+    async insertMessages(rows) {
       if (rows.length === 0) return;
       await db.transaction().execute(async (trx) => {
         await insertInChunks(rows, (chunk) => trx.insertInto('messages').values(chunk).execute());
@@ -187,8 +216,7 @@ export function createEnigmaImportStore(database: Database) {
       });
     },
 
-    /** The SHA-256 of every stored file, by area (baud keeps one copy of some bytes per area). */
-    async fileContents(): Promise<Map<string, Set<string>>> {
+    async fileContents() {
       const contents = new Map<string, Set<string>>();
       for (const row of await db.selectFrom('files').select(['areaTag', 'sha256']).execute()) {
         const area = contents.get(row.areaTag) ?? new Set<string>();
@@ -198,17 +226,11 @@ export function createEnigmaImportStore(database: Database) {
       return contents;
     },
 
-    async fileExists(fileId: number): Promise<boolean> {
+    async fileExists(fileId) {
       return Boolean(await db.selectFrom('files').select('id').where('id', '=', fileId).executeTakeFirst());
     },
 
-    /**
-     * A file's row and index entry, in one transaction with `placeBytes`, which puts its bytes
-     * in the store: if that fails the row never appears, and a row never lacks its bytes.
-     * ENiGMA½ allows two files of one name in an area, baud does not: the second gets a free
-     * ` (n)` name, as an upload would. Returns the name stored.
-     */
-    async insertFile(file: ImportedFile & { byteSize: number }, placeBytes: () => Promise<void>): Promise<string> {
+    async insertFile(file, placeBytes) {
       return db.transaction().execute(async (trx) => {
         const fileName = await freeFileName(trx, file.areaTag, file.fileName);
         await trx
@@ -221,8 +243,7 @@ export function createEnigmaImportStore(database: Database) {
       });
     },
 
-    /** Adds the logins not recorded yet as calls (last callers). */
-    async insertCalls(calls: ReadonlyArray<{ userId: number; calledAt: string }>): Promise<number> {
+    async insertCalls(calls) {
       return db.transaction().execute(async (trx) => {
         const existing = new Set(
           (await trx.selectFrom('calls').select(['userId', 'calledAt']).execute()).map(
@@ -235,7 +256,7 @@ export function createEnigmaImportStore(database: Database) {
       });
     },
 
-    async insertPointers(pointers: ReadonlyArray<Tables['messagePointers']>): Promise<void> {
+    async insertPointers(pointers) {
       for (const pointer of pointers) {
         await db
           .insertInto('messagePointers')
@@ -245,8 +266,7 @@ export function createEnigmaImportStore(database: Database) {
       }
     },
 
-    /** Recomputes every served area's and every file area's counters from their rows (live messages, files). */
-    async recountAreas(servedAreas: readonly string[]): Promise<void> {
+    async recountAreas(servedAreas) {
       await db.transaction().execute(async (trx) => {
         await trx.deleteFrom('messageAreas').execute();
         // Served areas only: private mail and forgotten areas stay out of the board's statistics.
@@ -263,28 +283,20 @@ export function createEnigmaImportStore(database: Database) {
       });
     },
 
-    /**
-     * Moves each id counter past `sourceMaxIds` (at the start of a run: the ENiGMA½ board's
-     * highest ids, so a post made while or after importing never takes one) and past the
-     * highest stored id; never backwards. SQLite's AUTOINCREMENT follows explicit ids by
-     * itself, so there only the source's ids need saying.
-     */
-    async advanceIdCounters(sourceMaxIds: Partial<Record<KeptIdTable, number>> = {}): Promise<void> {
+    // SQLite's AUTOINCREMENT follows explicit ids by itself, so there only the source's ids need saying.
+    async advanceIdCounters(sourceMaxIds = {}) {
       for (const table of KEPT_ID_TABLES) {
         await advanceIdCounter(db, dialect, SNAKE_NAMES[table], sourceMaxIds[table] ?? 0);
       }
     },
 
-    /** Up-to-date planner statistics and search indexes after a bulk load (PostgreSQL). */
-    async analyze(): Promise<void> {
+    async analyze() {
       await mergePendingEntries(db, dialect, 'message_search');
       await mergePendingEntries(db, dialect, 'file_search');
       if (dialect === 'postgres') await sql`ANALYZE users, messages, message_areas, message_search, files`.execute(db);
     },
   };
 }
-
-export type EnigmaImportStore = ReturnType<typeof createEnigmaImportStore>;
 
 async function advanceIdCounter(db: Executor, dialect: Database['dialect'], table: string, atLeast: number) {
   if (dialect === 'postgres') {

@@ -22,7 +22,7 @@ import { checkBody, checkSubject, checkUserName, DEFAULT_TO_USER_NAME } from '..
 import { type ThreadPlace, threadPlaceOf } from '../messages/message-thread.js';
 import { PROFILE_FIELDS, profileFieldProblem } from '../users/profile-service.js';
 import { assertValidUsername, usernameKey } from '../users/username.js';
-import { createEnigmaImportStore, type ImportedMessageRow } from './enigma-import-store.js';
+import { createEnigmaImportStore, type EnigmaImportStore, type ImportedMessageRow } from './enigma-import-store.js';
 import {
   enigmaPasswordOf,
   hasNul,
@@ -365,7 +365,7 @@ function postedText(
 
 async function importMessages(
   source: EnigmaSource,
-  store: ReturnType<typeof createEnigmaImportStore> | null,
+  store: EnigmaImportStore | null,
   tally: Tally,
   userIds: ReadonlySet<number>,
   options: ImportOptions,
@@ -472,7 +472,7 @@ async function importMessages(
 async function importFiles(
   source: EnigmaSource,
   files: ReturnType<EnigmaSource['files']>,
-  store: ReturnType<typeof createEnigmaImportStore> | null,
+  store: EnigmaImportStore | null,
   tally: Tally,
   userIds: ReadonlySet<number>,
   options: ImportOptions,

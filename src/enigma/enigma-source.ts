@@ -137,6 +137,7 @@ export class EnigmaSource {
     const configPath = path.join(root, 'config', 'config.hjson');
     if (!existsSync(configPath)) {
       throw new ConfigError(
+        'enigma.invalid-source',
         `${configPath} not found: give the ENiGMA½ installation directory (it holds config/ and db/)`,
       );
     }
@@ -144,13 +145,14 @@ export class EnigmaSource {
     try {
       raw = Hjson.parse(readFileSync(configPath, 'utf8'));
     } catch (error) {
-      throw new ConfigError(`${configPath} is not valid HJSON: ${(error as Error).message}`);
+      throw new ConfigError('enigma.invalid-source', `${configPath} is not valid HJSON: ${(error as Error).message}`);
     }
     const opened: Partial<Record<DatabaseName, Database.Database>> = {};
     try {
       for (const name of DATABASES) {
         const file = path.join(root, 'db', `${name}.sqlite3`);
-        if (!existsSync(file)) throw new ConfigError(`${file} not found: is ${root} an ENiGMA½ installation?`);
+        if (!existsSync(file))
+          throw new ConfigError('enigma.invalid-source', `${file} not found: is ${root} an ENiGMA½ installation?`);
         opened[name] = new Database(file, { readonly: true, fileMustExist: true });
       }
     } catch (error) {

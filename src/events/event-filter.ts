@@ -20,7 +20,9 @@ export function checkEventFilter(
   const unknown = types.filter((type) => !(EVENT_TYPES as readonly string[]).includes(type));
   if (unknown.length > 0) {
     const message = `has unknown event types: ${unknown.join(', ')} (known: ${EVENT_TYPES.join(', ')})`;
-    throw new BadRequestError(`${pointers.types} ${message}.`, [{ pointer: pointers.types, message }]);
+    throw new BadRequestError('event.unknown-type', `${pointers.types} ${message}.`, [
+      { pointer: pointers.types, message },
+    ]);
   }
   return { types: [...new Set(types)] as EventType[], areas: checkAreaGlobs(areas, pointers.areas) };
 }

@@ -3,6 +3,24 @@ import { type BoardEvent, EVENT_BATCH, type EventLog } from './event-log.js';
 
 export type EventListener = (events: readonly BoardEvent[]) => void;
 
+/** A node's one reader of the event log, handing each new event to its listeners. */
+export interface EventHub {
+  /**
+   * Starts (once; later calls wait for the first) after the newest event there is now: history
+   * is read by whoever needs it (a resume). A node starts its hub for its first stream, so a
+   * node nobody follows holds no LISTEN connection.
+   */
+  start(): Promise<void>;
+  /** Every event read from now on goes to `listener`, in id order; returns the unsubscribe. */
+  subscribe(listener: EventListener): () => void;
+  /** The id of the newest event handed to the listeners: a new subscriber gets every later one. */
+  readonly position: number;
+  /** Reads the log now (or once more when a read is going on). */
+  wake(): void;
+  /** Stops reading and listening, and waits for a read going on. */
+  close(): Promise<void>;
+}
+
 /**
  * A node's one reader of the event log: it reads each new event once and hands it to every
  * local listener (the node's streams, its webhook sender). It reads when woken — by PostgreSQL
@@ -14,7 +32,7 @@ export function createEventHub(deps: {
   database: Database;
   pollIntervalMs: number;
   onError: (error: unknown) => void;
-}) {
+}): EventHub {
   const { log } = deps;
   const listeners = new Set<EventListener>();
   let position = 0;
@@ -67,30 +85,23 @@ export function createEventHub(deps: {
   }
 
   return {
-    /**
-     * Starts (once; later calls wait for the first) after the newest event there is now: history
-     * is read by whoever needs it (a resume). A node starts its hub for its first stream, so a
-     * node nobody follows holds no LISTEN connection.
-     */
-    start(): Promise<void> {
+    start() {
       started ??= start();
       return started;
     },
 
-    /** Every event read from now on goes to `listener`, in id order; returns the unsubscribe. */
-    subscribe(listener: EventListener): () => void {
+    subscribe(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
 
-    /** The id of the newest event handed to the listeners: a new subscriber gets every later one. */
-    get position(): number {
+    get position() {
       return position;
     },
 
     wake,
 
-    async close(): Promise<void> {
+    async close() {
       isClosed = true;
       await started?.catch(() => {});
       stopHearingAppends();
@@ -101,5 +112,3 @@ export function createEventHub(deps: {
     },
   };
 }
-
-export type EventHub = ReturnType<typeof createEventHub>;

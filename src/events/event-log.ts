@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Clock } from '../clock.js';
 import type { Database, Executor } from '../db/database.js';
+import { readSetting, writeSetting } from '../db/settings-store.js';
 
 /** Every kind of event, in the order docs/api-notes.md lists them. */
 export const EVENT_TYPES = [
@@ -29,7 +30,7 @@ export interface BoardEvent {
 
 export type NewEvent = Omit<BoardEvent, 'id' | 'createdAt'>;
 
-/** The settings row that remembers the newest id pruned: a resume from before it missed events. */
+/** The setting that remembers the newest id pruned: a resume from before it missed events. */
 const PRUNED_THROUGH = 'eventsPrunedThrough';
 
 /**
@@ -44,12 +45,46 @@ const EVENT_ORDER_LOCK = 0x6261_7564;
 /** Rows read from the log at once. */
 export const EVENT_BATCH = 500;
 
+/** The board's durable event log: appended with each change, read in id order, pruned. */
+export interface EventLog {
+  /** The PostgreSQL NOTIFY channel that wakes the nodes of this board. */
+  readonly channel: string;
+  /**
+   * Calls `listener` soon after each local append on SQLite (PostgreSQL's NOTIFY does this for
+   * every node): readers then need not wait for their timers. Returns the unsubscribe.
+   */
+  onAppend(listener: () => void): () => void;
+  /** Appends an event inside `trx`, the transaction of the change; call it last in that transaction. */
+  append(trx: Executor, event: NewEvent): Promise<number>;
+  /** The newest event's id, 0 for an empty log. */
+  latestId(): Promise<number>;
+  /** Up to `limit` events after `afterId`, oldest first. */
+  readAfter(afterId: number, limit?: number): Promise<BoardEvent[]>;
+  /** The newest id pruned so far (0: none): a client resuming from an earlier id missed events. */
+  prunedThrough(): Promise<number>;
+  /**
+   * Deletes events older than the retention or beyond the newest `maxEvents`, and (through the
+   * log's `onPrune`) what ages with them. Returns how many events went. Safe on several nodes at once.
+   */
+  prune(): Promise<number>;
+}
+
 /**
  * The durable event log: appended in the transaction of the change it describes (a rolled-back
  * change leaves no event; a committed one always has its event), read in id order by every
  * node's streams and webhook senders, pruned by age and count.
  */
-export function createEventLog(deps: { database: Database; clock: Clock; retentionDays: number; maxEvents: number }) {
+export function createEventLog(deps: {
+  database: Database;
+  clock: Clock;
+  retentionDays: number;
+  maxEvents: number;
+  /**
+   * Prunes what ages with the events, given the cutoff of each prune: the webhook delivery log,
+   * which the board wires in (the log knows nothing of webhooks).
+   */
+  onPrune: (cutoff: string) => Promise<void>;
+}): EventLog {
   const { database, clock } = deps;
   const { db, dialect } = database;
   const channel = notifyChannel(database.schema);
@@ -59,20 +94,14 @@ export function createEventLog(deps: { database: Database; clock: Clock; retenti
   };
 
   return {
-    /** The PostgreSQL NOTIFY channel that wakes the nodes of this board. */
     channel,
 
-    /**
-     * Calls `listener` soon after each local append on SQLite (PostgreSQL's NOTIFY does this for
-     * every node): readers then need not wait for their timers. Returns the unsubscribe.
-     */
-    onAppend(listener: () => void): () => void {
+    onAppend(listener) {
       appendListeners.add(listener);
       return () => appendListeners.delete(listener);
     },
 
-    /** Appends an event inside `trx`, the transaction of the change; call it last in that transaction. */
-    async append(trx: Executor, event: NewEvent): Promise<number> {
+    async append(trx, event) {
       if (dialect === 'postgres') await sql`SELECT pg_advisory_xact_lock(${EVENT_ORDER_LOCK})`.execute(trx);
       const { id } = await trx
         .insertInto('events')
@@ -92,8 +121,7 @@ export function createEventLog(deps: { database: Database; clock: Clock; retenti
       return id;
     },
 
-    /** The newest event's id, 0 for an empty log. */
-    async latestId(): Promise<number> {
+    async latestId() {
       const row = await db
         .selectFrom('events')
         .select((eb) => eb.fn.max('id').as('id'))
@@ -101,8 +129,7 @@ export function createEventLog(deps: { database: Database; clock: Clock; retenti
       return Number(row?.id ?? 0);
     },
 
-    /** Up to `limit` events after `afterId`, oldest first. */
-    async readAfter(afterId: number, limit = EVENT_BATCH): Promise<BoardEvent[]> {
+    async readAfter(afterId, limit = EVENT_BATCH) {
       const rows = await db
         .selectFrom('events')
         .selectAll()
@@ -120,17 +147,11 @@ export function createEventLog(deps: { database: Database; clock: Clock; retenti
       }));
     },
 
-    /** The newest id pruned so far (0: none): a client resuming from an earlier id missed events. */
-    async prunedThrough(): Promise<number> {
-      const row = await db.selectFrom('settings').select('value').where('key', '=', PRUNED_THROUGH).executeTakeFirst();
-      return Number(row?.value ?? 0);
+    async prunedThrough() {
+      return Number((await readSetting(db, PRUNED_THROUGH)) ?? 0);
     },
 
-    /**
-     * Deletes events older than the retention or beyond the newest `maxEvents`, and the webhook
-     * delivery log of the same age. Returns how many events went. Safe on several nodes at once.
-     */
-    async prune(): Promise<number> {
+    async prune() {
       const cutoff = new Date(clock.now().getTime() - deps.retentionDays * 86_400_000).toISOString();
       const byAge = await db
         .selectFrom('events')
@@ -139,28 +160,17 @@ export function createEventLog(deps: { database: Database; clock: Clock; retenti
         .executeTakeFirst();
       const byCount = (await this.latestId()) - deps.maxEvents;
       const through = Math.max(Number(byAge?.id ?? 0), byCount);
-      await db.deleteFrom('webhookDeliveries').where('attemptedAt', '<', cutoff).execute();
+      await deps.onPrune(cutoff);
       if (through <= 0) return 0;
       return db.transaction().execute(async (trx) => {
         const deleted = await trx.deleteFrom('events').where('id', '<=', through).executeTakeFirst();
-        const known = await trx
-          .selectFrom('settings')
-          .select('value')
-          .where('key', '=', PRUNED_THROUGH)
-          .executeTakeFirst();
-        const value = String(Math.max(through, Number(known?.value ?? 0)));
-        await trx
-          .insertInto('settings')
-          .values({ key: PRUNED_THROUGH, value })
-          .onConflict((conflict) => conflict.column('key').doUpdateSet({ value }))
-          .execute();
+        const known = Number((await readSetting(trx, PRUNED_THROUGH)) ?? 0);
+        await writeSetting(trx, PRUNED_THROUGH, String(Math.max(through, known)));
         return Number(deleted.numDeletedRows);
       });
     },
   };
 }
-
-export type EventLog = ReturnType<typeof createEventLog>;
 
 /** One channel per board: boards (or test runs) sharing a PostgreSQL database in their own schemas never wake each other. */
 function notifyChannel(schema: string | null): string {

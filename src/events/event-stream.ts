@@ -70,6 +70,12 @@ export interface StreamSink {
   destroy(): void;
 }
 
+/** An open event stream, as the node that holds it sees it. */
+export interface EventStream {
+  /** Ends the stream after what was written (and `lastWords`); its client reconnects with Last-Event-ID. */
+  close(lastWords?: string): void;
+}
+
 export interface EventStreamOptions {
   readonly caller: Caller;
   /** The caller as its credential stands now, or null once it is no longer valid (expired, ended, revoked). */
@@ -99,7 +105,7 @@ export interface EventStreamOptions {
 export async function openEventStream(
   deps: { hub: EventHub; log: EventLog; mayCallerSee: EventVisibility; clock: Clock },
   options: EventStreamOptions,
-) {
+): Promise<EventStream> {
   const { hub, log, mayCallerSee, clock } = deps;
   const { sink } = options;
   let caller = options.caller;
@@ -334,5 +340,3 @@ export async function openEventStream(
 
   return { close };
 }
-
-export type EventStream = Awaited<ReturnType<typeof openEventStream>>;

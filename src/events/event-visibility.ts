@@ -4,13 +4,20 @@ import type { Caller } from '../caller.js';
 import type { Config } from '../config/load-config.js';
 import type { BoardEvent } from './event-log.js';
 
+/** Whether `caller` may see `event` now (see createEventVisibility). */
+export type EventVisibility = (caller: Caller, event: BoardEvent) => boolean;
+
 /**
  * Whether a caller may see an event now — the rules of the endpoints that show the same thing:
  * a message event needs read access to its area (ACS, or the allowlist for anonymous callers;
  * blocked areas such as private mail never), a file event read access to its file area, a
  * login the last-callers list, and a pointer is its owner's alone.
  */
-export function createEventVisibility(deps: { config: Config; areas: BoardAreas; access: AreaAccess }) {
+export function createEventVisibility(deps: {
+  config: Config;
+  areas: BoardAreas;
+  access: AreaAccess;
+}): EventVisibility {
   const { areas, access } = deps;
   const lastCallersArePublic = deps.config.contentServers.web.restApi.system.public['last-callers'];
   return function mayCallerSee(caller: Caller, event: BoardEvent): boolean {
@@ -32,5 +39,3 @@ export function createEventVisibility(deps: { config: Config; areas: BoardAreas;
     }
   };
 }
-
-export type EventVisibility = ReturnType<typeof createEventVisibility>;

@@ -1,57 +1,65 @@
-import type { Board } from '../board.js';
-import { type AttemptObserver, createWebhookSender } from '../webhooks/webhook-sender.js';
+import type { Clock } from '../clock.js';
+import type { Config } from '../config/load-config.js';
+import type { Database } from '../db/database.js';
 import { createEventHub } from './event-hub.js';
-import { createStreamRegistry, type StreamObserver } from './stream-registry.js';
+import type { EventLog } from './event-log.js';
+import { createEventStreamService, type EventStreamService } from './event-stream-service.js';
+import type { EventVisibility } from './event-visibility.js';
+import { createStreamRegistry, type StreamObserver, type StreamRegistry } from './stream-registry.js';
 
 /** How often a node prunes the event log (each node does; deleting what another already deleted is harmless). */
 const PRUNE_INTERVAL_MS = 60_000;
 
+/** A serving node's live events (see `startLiveEvents`). */
+export interface LiveEvents {
+  /** The node's open streams: ended when it drains or stops. */
+  readonly streams: Pick<StreamRegistry, 'endOpen' | 'closeAll'>;
+  /** Opens new streams under the limits. */
+  readonly eventStreams: EventStreamService;
+  /** Ends every stream, stops reading the log and pruning it. */
+  stop(): Promise<void>;
+}
+
 /**
  * What a serving node runs for live events: the hub that reads the event log once for all its
- * streams, the registry of its open streams, the webhook sender, and the log's pruning. Started with the HTTP app
+ * streams, the registry of its open streams, and the log's pruning. Started with the HTTP app
  * and stopped with it; the CLI never starts one.
  */
-export async function startLiveEvents(
-  board: Board,
-  options: { onError: (error: unknown) => void; streams?: StreamObserver; webhookAttempts?: AttemptObserver },
-) {
-  const { config } = board;
-  const hub = createEventHub({
-    log: board.events,
-    database: board.database,
-    pollIntervalMs: config.events.pollIntervalMs,
-    onError: options.onError,
-  });
+export function startLiveEvents(deps: {
+  log: EventLog;
+  database: Database;
+  clock: Clock;
+  mayCallerSee: EventVisibility;
+  settings: Config['events'];
+  onError: (error: unknown) => void;
+  /** Told of every stream opened and closed (metrics). */
+  streamObserver?: StreamObserver;
+}): LiveEvents {
+  const { log, settings, onError } = deps;
+  const hub = createEventHub({ log, database: deps.database, pollIntervalMs: settings.pollIntervalMs, onError });
   const streams = createStreamRegistry(
-    { maxPerOwner: config.events.maxStreamsPerUser, maxPerNode: config.events.maxStreamsPerNode },
-    options.streams,
+    { maxPerOwner: settings.maxStreamsPerUser, maxPerNode: settings.maxStreamsPerNode },
+    deps.streamObserver,
   );
-  const sender = createWebhookSender({
-    ...board.webhookSending,
-    log: board.events,
-    users: board.users,
-    mayCallerSee: board.mayCallerSee,
-    config,
-    clock: board.clock,
-    onError: options.onError,
-    ...(options.webhookAttempts ? { onAttempt: options.webhookAttempts } : {}),
-  });
-  sender.start(config.events.pollIntervalMs);
-  const prune = () => board.events.prune().catch(options.onError);
+  const prune = () => log.prune().catch(onError);
   const pruning = setInterval(prune, PRUNE_INTERVAL_MS);
   pruning.unref();
   void prune();
 
   return {
-    hub,
     streams,
-    /** Ends every stream and stops reading the log. */
-    async stop(): Promise<void> {
+    eventStreams: createEventStreamService({
+      hub,
+      streams,
+      log,
+      mayCallerSee: deps.mayCallerSee,
+      clock: deps.clock,
+      settings,
+    }),
+    async stop() {
       clearInterval(pruning);
       streams.closeAll();
-      await Promise.all([hub.close(), sender.stop()]);
+      await hub.close();
     },
   };
 }
-
-export type LiveEvents = Awaited<ReturnType<typeof startLiveEvents>>;

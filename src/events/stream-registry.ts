@@ -6,22 +6,37 @@ export interface StreamObserver {
   closed(): void;
 }
 
+/** A node's open event streams and the places they hold under the limits. */
+export interface StreamRegistry {
+  /**
+   * Takes a place for a stream of `owner`: `'owner'` or `'node'` says which limit is full (or
+   * that the node is closing), else the function that gives the place back.
+   */
+  reserve(owner: string): 'owner' | 'node' | (() => void);
+  /** Holds an open stream (one added while the node closes is closed at once). */
+  add(stream: EventStream): void;
+  remove(stream: EventStream): void;
+  /** Ends the streams open now; new ones are still taken. */
+  endOpen(): void;
+  /** Ends every stream (their clients reconnect with Last-Event-ID, elsewhere) and takes no more. */
+  closeAll(): void;
+}
+
 /**
  * The open event streams of a node, held to the configured limits — per user (anonymous
  * callers: per address) and per node — and closed together when the node drains or stops.
  */
-export function createStreamRegistry(limits: { maxPerOwner: number; maxPerNode: number }, observer?: StreamObserver) {
+export function createStreamRegistry(
+  limits: { maxPerOwner: number; maxPerNode: number },
+  observer?: StreamObserver,
+): StreamRegistry {
   const byOwner = new Map<string, number>();
   const streams = new Set<EventStream>();
   let reserved = 0;
   let isClosing = false;
 
   return {
-    /**
-     * Takes a place for a stream of `owner`: `'owner'` or `'node'` says which limit is full (or
-     * that the node is closing), else the function that gives the place back.
-     */
-    reserve(owner: string): 'owner' | 'node' | (() => void) {
+    reserve(owner) {
       if (isClosing || reserved >= limits.maxPerNode) return 'node';
       const count = byOwner.get(owner) ?? 0;
       if (count >= limits.maxPerOwner) return 'owner';
@@ -40,27 +55,23 @@ export function createStreamRegistry(limits: { maxPerOwner: number; maxPerNode: 
       };
     },
 
-    add(stream: EventStream): void {
+    add(stream) {
       if (isClosing) stream.close();
       else streams.add(stream);
     },
 
-    remove(stream: EventStream): void {
+    remove(stream) {
       streams.delete(stream);
     },
 
-    /** Ends the streams open now; new ones are still taken. */
-    endOpen(): void {
+    endOpen() {
       for (const stream of streams) stream.close();
       streams.clear();
     },
 
-    /** Ends every stream (their clients reconnect with Last-Event-ID, elsewhere) and takes no more. */
-    closeAll(): void {
+    closeAll() {
       isClosing = true;
       this.endOpen();
     },
   };
 }
-
-export type StreamRegistry = ReturnType<typeof createStreamRegistry>;

@@ -5,9 +5,9 @@ import type { BoardAreas, FileAreaDef } from '../access/board-areas.js';
 import type { Caller } from '../caller.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/load-config.js';
-import { mapPage, type Page, type PageRequest } from '../db/keyset.js';
 import { BadRequestError, NotFoundError } from '../errors.js';
 import type { EventLog } from '../events/event-log.js';
+import { mapPage, type Page, type PageRequest } from '../page.js';
 import { parseQueryParameter, type SearchOrder } from '../search/search-query.js';
 import { searchSnippet } from '../search/snippet.js';
 import { presentText, stripAnsi } from '../text/strip-ansi.js';
@@ -87,7 +87,7 @@ export async function openFileBase(deps: {
   areas: BoardAreas;
   access: AreaAccess;
   events: EventLog;
-}) {
+}): Promise<FileService> {
   const { requestTimeoutSeconds } = deps.config.contentServers.web;
   const storage = createFileStorage(deps.config.fileBase.storageTags, {
     clock: deps.clock,
@@ -206,7 +206,7 @@ export function createFileService(deps: {
   /** The file if the caller may see its area; unknown files and files of unconfigured areas are 404. */
   async function visibleFile(caller: Caller, fileId: number, check: 'read' | 'download'): Promise<StoredFile> {
     const file = await store.findFile(fileId);
-    if (!file || !areas.fileAreas.has(file.areaTag)) throw new NotFoundError(`No file ${fileId}.`);
+    if (!file || !areas.fileAreas.has(file.areaTag)) throw new NotFoundError('file.not-found', `No file ${fileId}.`);
     if (check === 'read') access.readableFileArea(caller, file.areaTag);
     else access.downloadableFileArea(caller, file.areaTag);
     return file;
@@ -267,27 +267,29 @@ export function createFileService(deps: {
         for await (const part of parts) {
           if (part.kind === 'field') {
             if (!UPLOAD_FIELD_NAMES.has(part.fieldName)) {
-              throw new BadRequestError(`Unknown form field "${part.fieldName}".`, [
+              throw new BadRequestError('file.invalid-upload', `Unknown form field "${part.fieldName}".`, [
                 { pointer: `/body/${part.fieldName}`, message: 'is not a known field' },
               ]);
             }
             if (part.isTruncated) {
-              throw new BadRequestError(`The form field "${part.fieldName}" is too long.`, [
+              throw new BadRequestError('file.invalid-upload', `The form field "${part.fieldName}" is too long.`, [
                 { pointer: `/body/${part.fieldName}`, message: 'is too long' },
               ]);
             }
             // As for messages: NUL is never text, and PostgreSQL cannot store it.
             if (part.value.includes('\u0000')) {
-              throw new BadRequestError(`The form field "${part.fieldName}" contains a NUL character.`, [
-                { pointer: `/body/${part.fieldName}`, message: 'must not contain NUL characters' },
-              ]);
+              throw new BadRequestError(
+                'file.invalid-upload',
+                `The form field "${part.fieldName}" contains a NUL character.`,
+                [{ pointer: `/body/${part.fieldName}`, message: 'must not contain NUL characters' }],
+              );
             }
             fields.set(part.fieldName, part.value);
             continue;
           }
           if (part.fieldName !== 'file' || received !== null) {
             part.stream.resume();
-            throw new BadRequestError('Send exactly one file, in the form field "file".', [
+            throw new BadRequestError('file.invalid-upload', 'Send exactly one file, in the form field "file".', [
               { pointer: `/body/${part.fieldName}`, message: 'is not the file field' },
             ]);
           }
@@ -295,12 +297,14 @@ export function createFileService(deps: {
           received = await storage.receive(storageTagOf(area), part.stream, maxUploadBytes);
         }
         if (received === null) {
-          throw new BadRequestError('The form field "file" is required.', [
+          throw new BadRequestError('file.invalid-upload', 'The form field "file" is required.', [
             { pointer: '/body/file', message: 'is required' },
           ]);
         }
         if (received.byteSize === 0) {
-          throw new BadRequestError('The file is empty.', [{ pointer: '/body/file', message: 'is empty' }]);
+          throw new BadRequestError('file.invalid-upload', 'The file is empty.', [
+            { pointer: '/body/file', message: 'is empty' },
+          ]);
         }
         const ingesting = received;
         // ingestReceivedFile owns the temp file from here, success or failure.
@@ -330,7 +334,7 @@ export function createFileService(deps: {
           { fileId: file.fileId, storageTag: file.storageTag, path: storage.pathOf(file.storageTag, file.fileId) },
           'file missing in storage',
         );
-        throw new NotFoundError(`The content of file ${file.fileId} is missing.`);
+        throw new NotFoundError('file.content-missing', `The content of file ${file.fileId} is missing.`);
       }
       return stream;
     },
@@ -344,7 +348,7 @@ export function createFileService(deps: {
 
     async importFile(areaTag, filePath, options = {}) {
       const area = areas.fileAreas.get(areaTag);
-      if (!area) throw new NotFoundError(`No file area "${areaTag}".`);
+      if (!area) throw new NotFoundError('file.area-not-found', `No file area "${areaTag}".`);
       const stored = await importLocalFile(ingestDeps, {
         areaTag,
         storageTag: storageTagOf(area),
@@ -360,7 +364,7 @@ export function createFileService(deps: {
         const data = { fileId: removed.fileId, areaTag: removed.areaTag, fileName: removed.fileName };
         await events.append(trx, { type: 'file.deleted', areaTag: removed.areaTag, userId: null, data });
       });
-      if (!file) throw new NotFoundError(`No file ${fileId}.`);
+      if (!file) throw new NotFoundError('file.not-found', `No file ${fileId}.`);
       await storage.remove(file.storageTag, file.fileId);
       return presentRecord(file, false);
     },

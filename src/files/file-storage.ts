@@ -5,7 +5,7 @@ import path from 'node:path';
 import { type Readable, Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Clock } from '../clock.js';
-import { PayloadTooLargeError } from '../errors.js';
+import { BaudError, PayloadTooLargeError } from '../errors.js';
 import { ARCHIVE_SNIFF_BYTES } from './archive-type.js';
 
 /** An upload that reached disk as a temp file and has not been committed (or discarded) yet. */
@@ -57,9 +57,10 @@ export interface FileStorage {
 }
 
 /** A storage directory cannot take new files; the message names the tag and the errno, never the path. */
-export class StorageUnwritableError extends Error {
-  constructor(storageTag: string, code: string) {
-    super(`storage "${storageTag}" is not writable (${code})`);
+export class StorageUnwritableError extends BaudError<'storage.unwritable'> {
+  override readonly name = 'StorageUnwritableError';
+  constructor(storageTag: string, errno: string) {
+    super('storage.unwritable', `storage "${storageTag}" is not writable (${errno})`);
   }
 }
 
@@ -94,7 +95,9 @@ class HashingLimiter extends Transform {
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
     this.byteSize += chunk.length;
     if (this.byteSize > this.maxBytes) {
-      callback(new PayloadTooLargeError(`The file is larger than the limit of ${this.maxBytes} bytes.`));
+      callback(
+        new PayloadTooLargeError('file.too-large', `The file is larger than the limit of ${this.maxBytes} bytes.`),
+      );
       return;
     }
     if (this.headLength < ARCHIVE_SNIFF_BYTES) {

@@ -1,10 +1,11 @@
 import type { Database, Executor } from '../db/database.js';
-import { type Page, type PageRequest, pageFromRows, rowsToFetch } from '../db/keyset.js';
+import { pageFromRows, rowsToFetch } from '../db/keyset.js';
 import { ConflictError } from '../errors.js';
+import type { Page, PageRequest } from '../page.js';
 import type { SearchOrder, SearchQuery } from '../search/search-query.js';
 import type { UserStore } from '../users/user-store.js';
 import { withClashSuffix } from './file-name.js';
-import { findFiles, indexFiles, unindexFile } from './file-search-index.js';
+import { findFiles, indexFiles, unindexFile } from './file-search-store.js';
 
 /** A file record as the API shows it (decisions.md, "Element shapes"), before ANSI stripping. */
 export interface FileRecord {
@@ -48,6 +49,41 @@ export interface NewFile {
 export interface FileTotals {
   readonly fileCount: number;
   readonly totalBytes: number;
+}
+
+export interface FileStore {
+  findFile(fileId: number): Promise<StoredFile | null>;
+  /** Files of an area, newest first (fileId descending), one keyset page. */
+  listAreaFiles(areaTag: string, page: PageRequest): Promise<Page<StoredFile>>;
+  /** The files of the given areas that match a search, in the search's order, one keyset page. */
+  searchFiles(
+    query: SearchQuery,
+    areaTags: readonly string[],
+    sort: SearchOrder,
+    page: PageRequest,
+  ): Promise<Page<StoredFile>>;
+  /** Files and their bytes on the whole board, from the per-area counters. */
+  countFiles(): Promise<FileTotals>;
+  /** fileCount per area tag (areas without files are absent). */
+  fileCounts(): Promise<Map<string, number>>;
+  /**
+   * Records a new file and its counters (area, uploader) in one transaction. Same area + same
+   * sha256 → `ConflictError` naming the existing fileId; a name clash gets a ` (n)` suffix.
+   * `afterInsert(fileId)` runs inside the transaction (it puts the bytes in place), so a
+   * failure there leaves no row; then `onStored` (the `file.created` event), last.
+   */
+  insertFile(
+    file: NewFile,
+    afterInsert: (fileId: number) => Promise<void>,
+    onStored: (trx: Executor, stored: StoredFile) => Promise<void>,
+  ): Promise<StoredFile>;
+  /** Counts one completed download: the file's dlCount and the user's download counters. */
+  recordDownload(fileId: number, userId: number | null, byteSize: number): Promise<void>;
+  /**
+   * Deletes a file's row and lowers its area's counters, then `onDeleted` (the `file.deleted`
+   * event) in the same transaction; returns the row, or null if unknown.
+   */
+  deleteFile(fileId: number, onDeleted: (trx: Executor, file: StoredFile) => Promise<void>): Promise<StoredFile | null>;
 }
 
 // Names tried before giving up on finding a free ` (n)` suffix.
@@ -117,14 +153,14 @@ export async function freeFileName(trx: Executor, areaTag: string, fileName: str
       .executeTakeFirst();
     if (!taken) return candidate;
   }
-  throw new ConflictError(`Too many files named "${fileName}" in file area "${areaTag}".`);
+  throw new ConflictError('file.name-exhausted', `Too many files named "${fileName}" in file area "${areaTag}".`);
 }
 
 /**
  * The queries of the file base. Every write that touches counters is one transaction; the
  * uploader's and downloader's counters are the users domain's, written through `users` in it.
  */
-export function createFileStore(database: Pick<Database, 'db' | 'dialect'>, users: UserStore) {
+export function createFileStore(database: Pick<Database, 'db' | 'dialect'>, users: UserStore): FileStore {
   const { db, dialect } = database;
   /** Adds one transfer to a user's counters; operator imports and anonymous downloads count for nobody. */
   async function countUserTransfer(
@@ -164,23 +200,16 @@ export function createFileStore(database: Pick<Database, 'db' | 'dialect'>, user
   }
 
   return {
-    findFile: (fileId: number) => findFile(db, fileId),
+    findFile: (fileId) => findFile(db, fileId),
 
-    /** Files of an area, newest first (fileId descending), one keyset page. */
-    async listAreaFiles(areaTag: string, page: PageRequest): Promise<Page<StoredFile>> {
+    async listAreaFiles(areaTag, page) {
       let query = selectFiles(db).where('files.areaTag', '=', areaTag);
       if (page.afterKey !== null) query = query.where('files.id', '<', page.afterKey);
       const rows = await query.orderBy('files.id', 'desc').limit(rowsToFetch(page)).execute();
       return pageFromRows(rows, page, (row) => row.id, toStoredFile);
     },
 
-    /** The files of the given areas that match a search, in the search's order, one keyset page. */
-    async searchFiles(
-      query: SearchQuery,
-      areaTags: readonly string[],
-      sort: SearchOrder,
-      page: PageRequest,
-    ): Promise<Page<StoredFile>> {
+    async searchFiles(query, areaTags, sort, page) {
       const found = await findFiles(db, dialect, {
         query,
         areaTags,
@@ -207,8 +236,7 @@ export function createFileStore(database: Pick<Database, 'db' | 'dialect'>, user
         : { items, nextKey: ids.nextKey, bound: found.bound };
     },
 
-    /** Files and their bytes on the whole board, from the per-area counters. */
-    async countFiles(): Promise<FileTotals> {
+    async countFiles() {
       const row = await db
         .selectFrom('fileAreas')
         .select((eb) => [
@@ -219,23 +247,12 @@ export function createFileStore(database: Pick<Database, 'db' | 'dialect'>, user
       return { fileCount: Number(row.count), totalBytes: Number(row.bytes) };
     },
 
-    /** fileCount per area tag (areas without files are absent). */
-    async fileCounts(): Promise<Map<string, number>> {
+    async fileCounts() {
       const rows = await db.selectFrom('fileAreas').select(['areaTag', 'fileCount']).execute();
       return new Map(rows.map((row) => [row.areaTag, Number(row.fileCount)]));
     },
 
-    /**
-     * Records a new file and its counters (area, uploader) in one transaction. Same area + same
-     * sha256 → `ConflictError` naming the existing fileId; a name clash gets a ` (n)` suffix.
-     * `afterInsert(fileId)` runs inside the transaction (it puts the bytes in place), so a
-     * failure there leaves no row; then `onStored` (the `file.created` event), last.
-     */
-    async insertFile(
-      file: NewFile,
-      afterInsert: (fileId: number) => Promise<void>,
-      onStored: (trx: Executor, stored: StoredFile) => Promise<void>,
-    ): Promise<StoredFile> {
+    async insertFile(file, afterInsert, onStored) {
       return db.transaction().execute(async (trx) => {
         // First: the lock. A refused upload (409) rolls the counters back with everything else.
         await lockAreaAndCount(trx, file.areaTag, file.byteSize);
@@ -246,7 +263,10 @@ export function createFileStore(database: Pick<Database, 'db' | 'dialect'>, user
           .where('sha256', '=', file.sha256)
           .executeTakeFirst();
         if (duplicate) {
-          throw new ConflictError(`The same file is already in file area "${file.areaTag}" as fileId ${duplicate.id}.`);
+          throw new ConflictError(
+            'file.duplicate',
+            `The same file is already in file area "${file.areaTag}" as fileId ${duplicate.id}.`,
+          );
         }
         const fileName = await freeFileName(trx, file.areaTag, file.fileName);
         const { id } = await trx
@@ -278,8 +298,7 @@ export function createFileStore(database: Pick<Database, 'db' | 'dialect'>, user
       });
     },
 
-    /** Counts one completed download: the file's dlCount and the user's download counters. */
-    async recordDownload(fileId: number, userId: number | null, byteSize: number): Promise<void> {
+    async recordDownload(fileId, userId, byteSize) {
       await db.transaction().execute(async (trx) => {
         await trx
           .updateTable('files')
@@ -290,14 +309,7 @@ export function createFileStore(database: Pick<Database, 'db' | 'dialect'>, user
       });
     },
 
-    /**
-     * Deletes a file's row and lowers its area's counters, then `onDeleted` (the `file.deleted`
-     * event) in the same transaction; returns the row, or null if unknown.
-     */
-    async deleteFile(
-      fileId: number,
-      onDeleted: (trx: Executor, file: StoredFile) => Promise<void>,
-    ): Promise<StoredFile | null> {
+    async deleteFile(fileId, onDeleted) {
       return db.transaction().execute(async (trx) => {
         const file = await findFile(trx, fileId);
         if (!file) return null;
@@ -317,5 +329,3 @@ export function createFileStore(database: Pick<Database, 'db' | 'dialect'>, user
     },
   };
 }
-
-export type FileStore = ReturnType<typeof createFileStore>;

@@ -35,20 +35,24 @@ function credentialOf(request: FastifyRequest): Credential | null {
   const authorization = headers.authorization;
   if (authorization === undefined || authorization === '') return null;
   const match = /^Bearer +(\S+)\s*$/i.exec(authorization);
-  if (!match?.[1]) throw new UnauthorizedError('Only Bearer credentials are accepted.', 'invalid_token');
+  if (!match?.[1])
+    throw new UnauthorizedError('auth.unsupported-scheme', 'Only Bearer credentials are accepted.', 'invalid_token');
   return looksLikeApiKey(match[1]) ? { apiKey: match[1] } : { accessToken: match[1] };
 }
 
 function assertRouteAccess(board: Board, access: RouteAccess, caller: Caller): void {
   if (caller.kind === 'user' || access === 'public' || access === 'ownCredentials') return;
   if (access !== 'authenticated' && board.config.contentServers.web.restApi.system.public[access.publicToggle]) return;
-  throw new UnauthorizedError();
+  throw new UnauthorizedError('auth.required');
 }
 
 /** The checks a caller with a credential must pass once the auth domain has resolved it. */
 function assertCallerMay(board: Board, request: FastifyRequest, access: RouteAccess, caller: Caller): void {
   if (caller.kind === 'user' && !caller.scopes.has(requiredScope(request.method))) {
-    throw new ForbiddenError(`This API key's scope does not allow ${request.method} requests.`);
+    throw new ForbiddenError(
+      'auth.scope-insufficient',
+      `This API key's scope does not allow ${request.method} requests.`,
+    );
   }
   assertRouteAccess(board, access, caller);
 }

@@ -59,7 +59,10 @@ export function installJsonBody(app: FastifyInstance, options: { bodyTimeoutSeco
       return;
     }
     if (isNestedDeeperThan(body as string, MAX_JSON_DEPTH)) {
-      done(new BadRequestError(`The JSON body is nested deeper than ${MAX_JSON_DEPTH} levels.`), undefined);
+      done(
+        new BadRequestError('request.json-too-deep', `The JSON body is nested deeper than ${MAX_JSON_DEPTH} levels.`),
+        undefined,
+      );
       return;
     }
     parseJson(request, body as string, done);
@@ -74,7 +77,12 @@ export function installJsonBody(app: FastifyInstance, options: { bodyTimeoutSeco
     }
     const timed = new PassThrough();
     const timer = setTimeout(() => {
-      timed.destroy(new RequestTimeoutError(`The request body did not arrive within ${options.bodyTimeoutSeconds}s.`));
+      timed.destroy(
+        new RequestTimeoutError(
+          'request.timeout',
+          `The request body did not arrive within ${options.bodyTimeoutSeconds}s.`,
+        ),
+      );
     }, bodyTimeoutMs);
     const stop = () => clearTimeout(timer);
     payload.once('end', stop);

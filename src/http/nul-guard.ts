@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { BadRequestError, type FieldError } from '../errors.js';
+import { invalidFieldCode } from './problem.js';
 import { syncHook } from './sync-hook.js';
 
 const MAX_REPORTED = 10;
@@ -48,7 +49,8 @@ export function installNulGuard(app: FastifyInstance): void {
         ...nulPointers(request.body, '/body'),
       ].slice(0, MAX_REPORTED);
       const first = found[0];
-      if (first) throw new BadRequestError(`${first.pointer.slice(1)} ${first.message}`, found);
+      if (first)
+        throw new BadRequestError(invalidFieldCode(first.pointer), `${first.pointer.slice(1)} ${first.message}`, found);
       return undefined;
     }),
   );

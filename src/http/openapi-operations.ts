@@ -1,7 +1,7 @@
 import type { RouteOptions } from 'fastify';
 import { withoutApiPrefix } from './api-prefix.js';
 import type { RouteAccess } from './route-access.js';
-import { ProblemResponses } from './schemas.js';
+import { ProblemCodeSchema, ProblemResponses } from './schemas.js';
 
 /**
  * The stable `operationId` of every API operation — what client generators name their methods
@@ -127,7 +127,10 @@ export function describeOperation(route: RouteOptions): void {
   }
 }
 
-type OpenApiObject = { paths?: Record<string, Record<string, OpenApiOperation>> };
+type OpenApiObject = {
+  paths?: Record<string, Record<string, OpenApiOperation>>;
+  components?: { schemas?: Record<string, unknown> };
+};
 interface OpenApiOperation {
   operationId?: string;
   responses?: Record<string, OpenApiResponse>;
@@ -205,5 +208,25 @@ export function describeHeaders({ openapiObject }: { openapiObject: Partial<Open
       }
     }
   }
+  return openapiObject;
+}
+
+/**
+ * Makes the `code` of every problem answer a reference to one `ProblemCode` schema: inline, its
+ * enum of every code would repeat in each of the document's two hundred problem answers, and
+ * generated clients get one named union of the codes to branch on. Done on the document, after it
+ * is generated, for the same reason as the headers.
+ */
+export function nameProblemCode(openapiObject: Partial<OpenApiObject>) {
+  for (const operations of Object.values(openapiObject.paths ?? {})) {
+    for (const operation of Object.values(operations)) {
+      for (const response of Object.values(operation.responses ?? {})) {
+        const properties = response.content?.['application/problem+json']?.schema?.properties;
+        if (properties?.code) properties.code = { $ref: '#/components/schemas/ProblemCode' };
+      }
+    }
+  }
+  const schemas = { ...openapiObject.components?.schemas, ProblemCode: ProblemCodeSchema };
+  openapiObject.components = { ...openapiObject.components, schemas };
   return openapiObject;
 }

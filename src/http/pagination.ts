@@ -1,9 +1,9 @@
 import type { FastifyReply } from 'fastify';
 import { type Static, type TSchema, Type } from 'typebox';
-import type { CursorCodec } from '../db/cursor-codec.js';
-import type { Page, PageRequest } from '../db/keyset.js';
 import { estimatedBytes, estimatedStringBytes } from '../estimated-bytes.js';
+import type { Page, PageRequest } from '../page.js';
 import { chargeDerived, isRemembered } from '../recent-cache.js';
+import type { CursorCodec } from './cursor-codec.js';
 import { type SerializedAnswer, sendSerialized, serializeAnswer } from './serialized-answer.js';
 
 export const DEFAULT_PAGE_LIMIT = 25;

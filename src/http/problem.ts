@@ -2,13 +2,13 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
-  BadRequestError,
   BaudError,
+  ERROR_CODES,
+  type ErrorCode,
+  type ErrorCodeOf,
   type FieldError,
   MethodNotAllowedError,
   NotFoundError,
-  PayloadTooLargeError,
-  UnsupportedMediaTypeError,
 } from '../errors.js';
 import { API_PREFIX, apiMountOf } from './api-prefix.js';
 import { answerHeaders, BASELINE_HEADERS } from './response-headers.js';
@@ -19,6 +19,8 @@ export interface Problem {
   title: string;
   status: number;
   detail: string;
+  /** What went wrong, for clients to branch on: one of `ERROR_CODES` in `src/errors.ts`. */
+  code: ErrorCode;
   instance?: string;
   errors?: readonly FieldError[];
 }
@@ -34,11 +36,16 @@ function echoedPath(url: string): string {
 }
 
 /**
- * The problem body for `status`. Its `type` lives under `prefix`, the API prefix the request came
- * in on (an ENiGMA½ client sees ENiGMA½'s); baud's when there is no request to ask.
+ * The problem body of `error`: its code, the status `ERROR_CODES` gives that code, and its detail
+ * (the code's default detail when it has none). Its `type` lives under `prefix`, the API prefix
+ * the request came in on (an ENiGMA½ client sees ENiGMA½'s); baud's when there is no request to ask.
  */
-export function problemFor(status: number, detail: string, prefix = API_PREFIX): Problem {
-  return { type: `${prefix}/errors/${status}`, title: STATUS_CODES[status] ?? 'Error', status, detail };
+export function problemFor(
+  { code, detail = ERROR_CODES[code].detail }: { readonly code: ErrorCode; readonly detail?: string },
+  prefix = API_PREFIX,
+): Problem {
+  const { status } = ERROR_CODES[code];
+  return { type: `${prefix}/errors/${status}`, title: STATUS_CODES[status] ?? 'Error', status, detail, code };
 }
 
 /** Writes `problem` as the reply (headers included). */
@@ -83,9 +90,26 @@ function foldUnionErrors(items: readonly AjvError[]): AjvError[] {
   return folded;
 }
 
+const INVALID_FIELD_CODES: Readonly<Record<string, ErrorCodeOf<400>>> = {
+  body: 'request.invalid-body',
+  query: 'request.invalid-query',
+  path: 'request.invalid-path',
+  headers: 'request.invalid-header',
+};
+
+/** The code of a 400 about the field at `pointer`: `/query/limit` → `request.invalid-query`. */
+export function invalidFieldCode(pointer: string): ErrorCodeOf<400> {
+  return INVALID_FIELD_CODES[pointer.split('/')[1] ?? ''] ?? 'request.invalid';
+}
+
+/** Where in the request the fields fastify found invalid are: `/body`, `/query` … */
+function validatedPart(error: FastifyError): string {
+  return VALIDATION_CONTEXT_POINTER[error.validationContext ?? 'body'] ?? '/body';
+}
+
 /** Maps fastify's validation errors to `{ pointer, message }` entries pointing into the request. */
 function fieldErrors(error: FastifyError): FieldError[] {
-  const base = VALIDATION_CONTEXT_POINTER[error.validationContext ?? 'body'] ?? '/body';
+  const base = validatedPart(error);
   return foldUnionErrors((error.validation ?? []) as AjvError[]).map((item) => {
     let pointer = `${base}${item.instancePath}`;
     let message = item.message ?? 'is invalid';
@@ -100,29 +124,43 @@ function fieldErrors(error: FastifyError): FieldError[] {
   });
 }
 
-/** Turns an error fastify or its plugins raised into the matching BaudError, when one fits. */
-function fromFrameworkError(error: FastifyError): BaudError | null {
+/** Fastify's own errors, under baud's codes; the detail is the code's default unless given. */
+const FASTIFY_ERRORS: Readonly<Record<string, { readonly code: ErrorCode; readonly detail?: string }>> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: { code: 'request.unsupported-media-type' },
+  FST_ERR_CTP_BODY_TOO_LARGE: { code: 'request.body-too-large' },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { code: 'request.invalid-json', detail: 'The JSON body is empty.' },
+  FST_ERR_CTP_INVALID_JSON_BODY: { code: 'request.invalid-json' },
+};
+
+/** What a client is told of an error: a `BaudError`, or one fastify raised put in baud's words. */
+interface ClientFault {
+  readonly code: ErrorCode;
+  /** The code's default detail when absent. */
+  readonly detail?: string;
+  readonly errors?: readonly FieldError[];
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** Turns an error fastify or its plugins raised into what the client is told, when it is the client's fault. */
+function fromFrameworkError(error: FastifyError): ClientFault | null {
   if (error.validation) {
     const errors = fieldErrors(error);
     const first = errors[0];
-    return new BadRequestError(
-      first ? `${first.pointer.slice(1)} ${first.message}` : 'The request is invalid.',
+    return {
+      code: invalidFieldCode(validatedPart(error)),
+      detail: first ? `${first.pointer.slice(1)} ${first.message}` : 'The request is invalid.',
       errors,
-    );
+    };
   }
   const status = error.statusCode ?? 500;
   if (status < 400 || status >= 500) return null;
-  const detailByCode: Readonly<Record<string, string>> = {
-    FST_ERR_CTP_INVALID_MEDIA_TYPE: 'This content type is not accepted here.',
-    FST_ERR_CTP_BODY_TOO_LARGE: 'The request body is too large.',
-    FST_ERR_CTP_EMPTY_JSON_BODY: 'The JSON body is empty.',
-    FST_ERR_CTP_INVALID_JSON_BODY: 'The body is not valid JSON.',
-  };
-  const detail =
-    detailByCode[error.code] ?? (error instanceof SyntaxError ? 'The body is not valid JSON.' : error.message);
-  if (status === 413) return new PayloadTooLargeError(detail);
-  if (status === 415) return new UnsupportedMediaTypeError(detail);
-  return new BadRequestError(detail);
+  const known = FASTIFY_ERRORS[error.code];
+  if (known) return known;
+  if (error instanceof SyntaxError) return { code: 'request.invalid-json' };
+  // A plugin's own 413 or 415 (multipart's limits) keeps its words; any other client error is a 400.
+  if (status === 413) return { code: 'request.body-too-large', detail: error.message };
+  if (status === 415) return { code: 'request.unsupported-media-type', detail: error.message };
+  return { code: 'request.invalid', detail: error.message };
 }
 
 /**
@@ -132,21 +170,17 @@ function fromFrameworkError(error: FastifyError): BaudError | null {
  */
 export function installProblemHandlers(app: FastifyInstance, allowedMethods: (url: string) => string[]): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    const known = error instanceof BaudError ? error : fromFrameworkError(error);
-    if (known) {
-      const problem = problemFor(known.status, known.detail, apiMountOf(request).prefix);
-      if (known instanceof BadRequestError && known.errors.length > 0) problem.errors = known.errors;
-      return sendProblem(reply, problem, known.headers);
+    const { prefix } = apiMountOf(request);
+    const fault: ClientFault | null = error instanceof BaudError ? error : fromFrameworkError(error);
+    // A 500 of baud's own (a ConfigError, an unwritable storage) is the board's failure, not the
+    // request's: its detail is for the log, like any unexpected error's.
+    if (fault && ERROR_CODES[fault.code].status !== 500) {
+      const problem = problemFor(fault, prefix);
+      if (fault.errors && fault.errors.length > 0) problem.errors = fault.errors;
+      return sendProblem(reply, problem, fault.headers);
     }
     request.log.error({ err: error }, 'unexpected error');
-    return sendProblem(reply, {
-      ...problemFor(
-        500,
-        'An unexpected error occurred; the request id identifies it in the log.',
-        apiMountOf(request).prefix,
-      ),
-      instance: request.id,
-    });
+    return sendProblem(reply, { ...problemFor({ code: 'server.internal-error' }, prefix), instance: request.id });
   });
 
   app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
@@ -154,9 +188,9 @@ export function installProblemHandlers(app: FastifyInstance, allowedMethods: (ur
     // A route that exists for this very method may still find nothing (the docs' static files).
     const isMethodWrong = allowed.length > 0 && !allowed.includes(request.method);
     const error = isMethodWrong
-      ? new MethodNotAllowedError(request.method, allowed)
-      : new NotFoundError(`No resource at ${echoedPath(request.url)}.`);
-    return sendProblem(reply, problemFor(error.status, error.detail, apiMountOf(request).prefix), error.headers);
+      ? new MethodNotAllowedError('route.method-not-allowed', request.method, allowed)
+      : new NotFoundError('route.not-found', `No resource at ${echoedPath(request.url)}.`);
+    return sendProblem(reply, problemFor(error, apiMountOf(request).prefix), error.headers);
   });
 }
 
@@ -169,15 +203,16 @@ export function sendFrameworkProblem(error: FastifyError, request: FastifyReques
   const { prefix } = apiMountOf(request);
   const problem =
     error.code === 'FST_ERR_MAX_PARAM_LENGTH'
-      ? problemFor(404, `No resource at ${echoedPath(request.url)}.`, prefix)
-      : problemFor(400, 'The URL is not valid: a percent sign must start an escape such as %2F.', prefix);
+      ? problemFor({ code: 'route.not-found', detail: `No resource at ${echoedPath(request.url)}.` }, prefix)
+      : problemFor({ code: 'request.invalid-url' }, prefix);
   // Answered before any hook runs, so the hooks' headers are set here.
   return sendProblem(reply, problem, { ...answerHeaders(request), 'x-request-id': request.id });
 }
 
-const CLIENT_ERRORS: Readonly<Record<string, { status: number; detail: string }>> = {
-  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, detail: 'The request did not arrive in time.' },
-  HPE_HEADER_OVERFLOW: { status: 431, detail: 'The request headers are too large.' },
+/** Node's HTTP parser errors, under baud's codes; any other is `request.invalid-http`. */
+const CLIENT_ERRORS: Readonly<Record<string, ErrorCode>> = {
+  ERR_HTTP_REQUEST_TIMEOUT: 'request.timeout',
+  HPE_HEADER_OVERFLOW: 'request.headers-too-large',
 };
 
 /**
@@ -187,8 +222,8 @@ const CLIENT_ERRORS: Readonly<Record<string, { status: number; detail: string }>
  */
 export function writeClientErrorProblem(error: NodeJS.ErrnoException, socket: Socket): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
-  const known = CLIENT_ERRORS[error.code ?? ''] ?? { status: 400, detail: 'The request is not valid HTTP.' };
-  const body = JSON.stringify(problemFor(known.status, known.detail));
+  const problem = problemFor({ code: CLIENT_ERRORS[error.code ?? ''] ?? 'request.invalid-http' });
+  const body = JSON.stringify(problem);
   if (socket.writable) {
     const headers = {
       'content-type': `${PROBLEM_CONTENT_TYPE}; charset=utf-8`,
@@ -199,7 +234,7 @@ export function writeClientErrorProblem(error: NodeJS.ErrnoException, socket: So
     const head = Object.entries(headers)
       .map(([name, value]) => `${name}: ${value}`)
       .join('\r\n');
-    socket.write(`HTTP/1.1 ${known.status} ${STATUS_CODES[known.status]}\r\n${head}\r\n\r\n${body}`);
+    socket.write(`HTTP/1.1 ${problem.status} ${problem.title}\r\n${head}\r\n\r\n${body}`);
   }
   socket.destroy();
 }

@@ -87,6 +87,7 @@ export function refuseWhileClosing(app: FastifyInstance): void {
     syncHook(() => {
       if (isClosing) {
         throw new ServiceUnavailableError(
+          'server.shutting-down',
           'The board is shutting down; try again shortly.',
           CLOSING_RETRY_AFTER_SECONDS,
         );

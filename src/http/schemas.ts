@@ -1,6 +1,18 @@
 import { STATUS_CODES } from 'node:http';
 import { Type } from 'typebox';
+import { ERROR_CODES } from '../errors.js';
 import { MAX_RANKED_MATCHES } from '../search/relevance.js';
+
+/**
+ * Every code a problem can carry (`ERROR_CODES`). The OpenAPI document names it `ProblemCode`
+ * (see `nameProblemCode`), so typed clients get one union of the codes to branch on.
+ */
+export const ProblemCodeSchema = Type.String({
+  enum: Object.keys(ERROR_CODES),
+  description:
+    'What went wrong, for clients to branch on; stable across versions. docs/api-notes.md "Problem codes" lists each with its status and meaning.',
+  examples: ['message.area-not-found'],
+});
 
 /** The problem+json body (RFC 7807), as documented in the OpenAPI document. */
 export const ProblemSchema = Type.Object(
@@ -9,6 +21,7 @@ export const ProblemSchema = Type.Object(
     title: Type.String({ examples: ['Not Found'] }),
     status: Type.Integer(),
     detail: Type.String(),
+    code: ProblemCodeSchema,
     instance: Type.Optional(Type.String({ description: 'Request id (500 only); also in the server log.' })),
     errors: Type.Optional(
       Type.Array(Type.Object({ pointer: Type.String(), message: Type.String() }), {

@@ -27,6 +27,7 @@ export interface UploadBodyGuard {
 /** The 413 for an upload body over `maxBytes`, whether its Content-Length says so or its bytes do. */
 export function uploadBodyTooLarge(maxBytes: number): PayloadTooLargeError {
   return new PayloadTooLargeError(
+    'file.too-large',
     `The upload is larger than ${maxBytes} bytes (the file limit plus room for the form fields).`,
   );
 }
@@ -55,7 +56,10 @@ export function guardUploadBody(body: Readable, limits: UploadBodyLimits): Uploa
   const onIdle = () => {
     // Paused by the consumer's back-pressure: the disk is the slow side, not the client.
     if (body.isPaused()) timer.refresh();
-    else breakOff(new RequestTimeoutError(`The upload sent no data for ${limits.idleTimeoutSeconds} s.`));
+    else
+      breakOff(
+        new RequestTimeoutError('request.timeout', `The upload sent no data for ${limits.idleTimeoutSeconds} s.`),
+      );
   };
   const timer = setTimeout(onIdle, idleTimeoutMs);
   const onData = (chunk: Buffer | string) => {

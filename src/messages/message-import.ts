@@ -2,9 +2,10 @@ import type { BoardAreas } from '../access/board-areas.js';
 import { BadRequestError, NotFoundError } from '../errors.js';
 import { checkNetwork } from './message-network.js';
 import { checkBody, checkSubject, checkUserName, DEFAULT_TO_USER_NAME } from './message-rules.js';
-import type { MessageStore, NewMessageRow } from './message-store.js';
+import type { MessageStore } from './message-store.js';
 import { type ThreadPlace, threadPlaceOf } from './message-thread.js';
 import { messageUuid } from './message-uuid.js';
+import type { NewMessageRow } from './message-writes.js';
 
 /** Rows committed per transaction; measured in bench/message-import.bench.ts. */
 export const DEFAULT_IMPORT_BATCH_SIZE = 5000;
@@ -18,6 +19,7 @@ export class MessageImportError extends BadRequestError {
     readonly committedCount: number,
   ) {
     super(
+      'message.import-line-invalid',
       `line ${lineNumber}: ${reason} (nothing from its batch was imported; ${committedCount} earlier messages were)`,
     );
   }
@@ -40,7 +42,7 @@ interface PendingMessage {
 
 function requireString(source: Record<string, unknown>, member: string): string {
   const value = source[member];
-  if (typeof value !== 'string') throw new BadRequestError(`${member} must be a string`);
+  if (typeof value !== 'string') throw new BadRequestError('message.import-line-invalid', `${member} must be a string`);
   return value;
 }
 
@@ -71,7 +73,8 @@ export async function importMessages(
   onProgress: (imported: number) => void = () => {},
   options: { readonly batchSize?: number } = {},
 ): Promise<ImportResult> {
-  if (!deps.areas.messageAreas.has(areaTag)) throw new NotFoundError(`No message area "${areaTag}".`);
+  if (!deps.areas.messageAreas.has(areaTag))
+    throw new NotFoundError('message.area-not-found', `No message area "${areaTag}".`);
   const batchSize = options.batchSize ?? DEFAULT_IMPORT_BATCH_SIZE;
   const store = deps.messageStore;
   // messageId of every imported line (by line number), for replies to earlier batches.
@@ -124,14 +127,15 @@ export async function importMessages(
     try {
       value = JSON.parse(text);
     } catch {
-      throw new BadRequestError('not valid JSON');
+      throw new BadRequestError('message.import-line-invalid', 'not valid JSON');
     }
     if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-      throw new BadRequestError('must be a JSON object');
+      throw new BadRequestError('message.import-line-invalid', 'must be a JSON object');
     }
     const source = value as Record<string, unknown>;
     for (const member of Object.keys(source)) {
-      if (!KNOWN_MEMBERS.has(member)) throw new BadRequestError(`${member} is not a known member`);
+      if (!KNOWN_MEMBERS.has(member))
+        throw new BadRequestError('message.import-line-invalid', `${member} is not a known member`);
     }
     const from = checkUserName(requireString(source, 'from'), '/from');
     const to = source.to === undefined ? DEFAULT_TO_USER_NAME : checkUserName(requireString(source, 'to'), '/to');
@@ -140,19 +144,19 @@ export async function importMessages(
     const rawTimestamp = requireString(source, 'timestamp');
     const millis = Date.parse(rawTimestamp);
     if (!RFC_3339.test(rawTimestamp) || Number.isNaN(millis)) {
-      throw new BadRequestError('timestamp must be an RFC 3339 date-time');
+      throw new BadRequestError('message.import-line-invalid', 'timestamp must be an RFC 3339 date-time');
     }
     let replyToMessageId: number | null = null;
     let replyToLine: number | null = null;
     if (source.replyTo !== undefined) {
       const line = source.replyTo;
       if (typeof line !== 'number' || !Number.isInteger(line) || line < 1 || line >= lineNumber) {
-        throw new BadRequestError('replyTo must be the line number of an earlier line');
+        throw new BadRequestError('message.import-line-invalid', 'replyTo must be the line number of an earlier line');
       }
       const known = idsByLine[line];
       if (known !== undefined) replyToMessageId = known;
       else if (batchLines.has(line)) replyToLine = line;
-      else throw new BadRequestError(`replyTo ${line} is not a message line`);
+      else throw new BadRequestError('message.import-line-invalid', `replyTo ${line} is not a message line`);
     }
     const network = source.ftn === undefined ? {} : checkNetwork(source.ftn, '/ftn');
     return {

@@ -1,4 +1,5 @@
-import type { Db, Executor } from '../db/database.js';
+import { sql } from 'kysely';
+import type { Db, Dialect, Executor } from '../db/database.js';
 import { MAX_MESSAGE_ID } from './message-rules.js';
 
 /**
@@ -11,7 +12,8 @@ import { MAX_MESSAGE_ID } from './message-rules.js';
  *   position (id / 32 + 1) lies in (i − lowbit(i), i]: the blocks up to a position are the
  *   sum of at most 26 nodes (one per set bit of the position), whatever the area's size.
  * - The count after n is the total, minus the blocks up to n's own, plus the live messages of
- *   n's block after n: at most 32 entries of `messages_area_live`.
+ *   n's block after n: at most 32 entries of `messages_area_live` (pointersWithUnreadQuery, which
+ *   works out the nodes from the pointer in SQL).
  * - Every write of the message base keeps it, in the write's own transaction: an insert (posts,
  *   `baud message import`, `baud import enigma` — in any id order, old ids too) adds 1 along
  *   each message's update path (at most 27 nodes, one upsert for a whole batch), a deletion
@@ -28,8 +30,8 @@ const BLOCK_SIZE = 2 ** BLOCK_BITS;
 const TREE_SIZE = (MAX_MESSAGE_ID + 1) / BLOCK_SIZE;
 /** The node that holds an area's live total. */
 const TOTAL_NODE = 0;
-/** Nodes a count reads at most: the total, and one per set bit of a position below 2^26. */
-export const MAX_COUNT_NODES = 27;
+/** Bits of a position (1 .. 2^26): a count reads the total and at most 26 nodes, one per set bit. */
+const POSITION_BITS = 27;
 /** Rows per upsert: 3 bound parameters a row stays far below both databases' limits. */
 const ROWS_PER_UPSERT = 500;
 
@@ -43,13 +45,6 @@ function positionOf(messageId: number): number {
 function nodesHolding(position: number): number[] {
   const nodes: number[] = [];
   for (let node = position; node >= 1 && node <= TREE_SIZE; node += node & -node) nodes.push(node);
-  return nodes;
-}
-
-/** The nodes whose ranges together are positions 1..position. */
-function nodesUpTo(position: number): number[] {
-  const nodes: number[] = [];
-  for (let node = position; node > 0; node -= node & -node) nodes.push(node);
   return nodes;
 }
 
@@ -93,57 +88,79 @@ export async function addToLiveCounts(
 }
 
 /**
- * The parameters of {@link liveCountAfterQuery}: the node to add (node0, the total) and the
- * ones to take off (node1 …), one per set bit of the position up to the pointer's block.
+ * Each of a user's pointers in `areaTags` with the live messages after it, in one statement:
+ * the pointer, the Fenwick nodes its position names (worked out in SQL from the pointer, one
+ * per set bit: the node of bit k is the position with the bits below k cleared), and the live
+ * messages of its own block after it. Per pointer: a key lookup of the pointer, one index probe
+ * of at most 27 keys of `message_live_counts`, and a range of at most 32 ids of
+ * `messages_area_live` — the same at any area size, wherever the pointer stands
+ * (test/db/query-plans.test.ts checks the plan). One round trip, so that an area's detail costs
+ * one statement on PostgreSQL, and one snapshot, so that the parts always agree.
+ *
+ * Areas without a pointer have no row. A pointer outside the ids (an imported one) is clamped
+ * to -1 .. MAX_MESSAGE_ID here, as every written one already is.
  */
-export type LiveCountParams = { readonly areaTag: string; readonly afterId: number; readonly blockEnd: number } & {
-  readonly [node: `node${number}`]: number;
-};
-
-/** What counts the live messages of `areaTag` after message id `afterId`: the parameters, and how many nodes they name. */
-export function liveCountAfterParams(
-  areaTag: string,
-  afterId: number,
-): { readonly params: LiveCountParams; readonly nodeCount: number } {
-  // A pointer never stands outside the ids (it is clamped); an imported one might.
-  const after = Math.min(Math.max(afterId, -1), MAX_MESSAGE_ID);
-  const block = Math.floor(after / BLOCK_SIZE);
-  const nodes = [TOTAL_NODE, ...nodesUpTo(block + 1)];
-  const params: Record<string, string | number> = { areaTag, afterId: after, blockEnd: (block + 1) * BLOCK_SIZE - 1 };
-  nodes.forEach((node, index) => {
-    params[`node${index}`] = node;
-  });
-  return { params: params as LiveCountParams, nodeCount: nodes.length };
-}
-
-/**
- * The live messages of an area after an id, as `counted` (the total less the blocks up to the
- * id's own: `nodeCount` lookups of the whole primary key, at most 27) and `inBlock` (the live
- * messages of that block after the id: a range of at most 32 ids of `messages_area_live`), in
- * one statement, so that both come from one snapshot. Each node is its own equality on the
- * primary key, so the plan never depends on statistics (test/db/query-plans.test.ts checks it).
- */
-export function liveCountAfterQuery(db: Db, p: LiveCountParams, nodeCount: number) {
-  const node = (slot: number) =>
+export function pointersWithUnreadQuery(
+  db: Db,
+  dialect: Dialect,
+  p: { readonly userId: number; readonly areaTags: readonly string[] },
+) {
+  const stored = sql.ref<number>('messagePointers.lastReadMessageId');
+  const after =
+    dialect === 'postgres'
+      ? sql<number>`greatest(least(${stored}, ${sql.lit(MAX_MESSAGE_ID)}), -1)`
+      : sql<number>`max(min(${stored}, ${sql.lit(MAX_MESSAGE_ID)}), -1)`;
+  const pointers = db
+    .selectFrom('messagePointers')
+    .select([
+      'areaTag',
+      'lastReadMessageId',
+      after.as('after'),
+      sql<number>`((${after}) >> ${sql.lit(BLOCK_BITS)}) + 1`.as('position'),
+      // The last id of the pointer's block (never (position << 5) − 1: 2^31 is past PostgreSQL's integer).
+      sql<number>`(((${after}) >> ${sql.lit(BLOCK_BITS)}) << ${sql.lit(BLOCK_BITS)}) + ${sql.lit(BLOCK_SIZE - 1)}`.as(
+        'blockEnd',
+      ),
+    ])
+    .where('userId', '=', p.userId)
+    .where('areaTag', 'in', p.areaTags)
+    .as('p');
+  const position = sql.ref<number>('p.position');
+  // The total, less the node of each set bit k of the position (the position with the bits
+  // below k cleared; NULL, which matches no node, for a bit that is not set). Each node is its
+  // own equality on the whole primary key — a unique lookup whatever the statistics say: as one
+  // `node IN (…)`, PostgreSQL without fresh statistics of the table read every node of the area.
+  const node = (bit: number | null) =>
     db
-      .selectFrom('messageLiveCounts')
-      .select((eb) => (slot === 0 ? eb.ref('liveCount') : eb.neg(eb.ref('liveCount'))).as('liveCount'))
-      .where('areaTag', '=', p.areaTag)
-      .where('node', '=', p[`node${slot}`] as number);
-  let nodes = node(0);
-  for (let slot = 1; slot < nodeCount; slot += 1) nodes = nodes.unionAll(node(slot));
-  return db.selectNoFrom((eb) => [
+      .selectFrom('messageLiveCounts as c')
+      .select((inner) =>
+        (bit === null ? inner.ref('c.liveCount') : inner.neg(inner.ref('c.liveCount'))).as('liveCount'),
+      )
+      // The pointer's area, from the statement around this one.
+      .where('c.areaTag', '=', sql.ref<string>('p.areaTag'))
+      .where(
+        'c.node',
+        '=',
+        bit === null
+          ? sql.lit(TOTAL_NODE)
+          : sql<number>`case when ((${position} >> ${sql.lit(bit)}) & 1) = 1 then (${position} >> ${sql.lit(bit)}) << ${sql.lit(bit)} end`,
+      );
+  let nodes = node(null);
+  for (let bit = 0; bit < POSITION_BITS; bit += 1) nodes = nodes.unionAll(node(bit));
+  return db.selectFrom(pointers).select((eb) => [
+    'p.areaTag',
+    'p.lastReadMessageId',
     eb
       .selectFrom(nodes.as('nodes'))
       .select((inner) => inner.fn.coalesce(inner.fn.sum<number>('liveCount'), inner.lit(0)).as('counted'))
       .as('counted'),
     eb
-      .selectFrom('messages')
+      .selectFrom('messages as m')
       .select((inner) => inner.fn.countAll<number>().as('inBlock'))
-      .where('areaTag', '=', p.areaTag)
-      .where('deletedAt', 'is', null)
-      .where('id', '>', p.afterId)
-      .where('id', '<=', p.blockEnd)
+      .whereRef('m.areaTag', '=', 'p.areaTag')
+      .where('m.deletedAt', 'is', null)
+      .whereRef('m.id', '>', 'p.after')
+      .whereRef('m.id', '<=', 'p.blockEnd')
       .as('inBlock'),
   ]);
 }

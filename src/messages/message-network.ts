@@ -22,7 +22,7 @@ const KNOWN_MEMBERS: ReadonlySet<string> = new Set([...STRING_MEMBERS, ...LIST_M
 /** Validates an imported `ftn` object: only the known members, strings and arrays of strings. */
 export function checkNetwork(value: unknown, pointer: string): MessageNetwork {
   const fail = (message: string, at = pointer) =>
-    new BadRequestError(`${at.slice(1)} ${message}`, [{ pointer: at, message }]);
+    new BadRequestError('request.invalid-body', `${at.slice(1)} ${message}`, [{ pointer: at, message }]);
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw fail('must be an object');
   const source = value as Record<string, unknown>;
   for (const member of Object.keys(source)) {

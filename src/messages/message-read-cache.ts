@@ -1,8 +1,9 @@
 import type { Clock } from '../clock.js';
-import type { Page } from '../db/keyset.js';
 import { estimatedBytes, estimatedStringBytes } from '../estimated-bytes.js';
+import type { Page } from '../page.js';
 import { createRecentCache, type RecentCache } from '../recent-cache.js';
-import type { AreaCounters, MessageDetailRow, MessageSummary } from './message-store.js';
+import type { AreaCounters, MessageDetailRow, MessageSummary } from './message-reads.js';
+import type { SearchHit } from './message-search-store.js';
 
 /**
  * How long a node reuses a page of an area, a message or an area's counters it read. The
@@ -14,7 +15,7 @@ export const MESSAGE_READ_CACHE_MAX_AGE_MS = 1000;
 const MiB = 1024 * 1024;
 
 /**
- * The byte budgets of the three read caches, counted with estimated-bytes.ts: each entry's
+ * The byte budgets of the read caches, counted with estimated-bytes.ts: each entry's
  * rows and everything kept beside them — the ANSI-stripped copy and the serialised answers
  * with their ETags (see `chargeDerived`). Measured: a first page of 25 messages with its
  * answer counts ~29 KB (~36 KB once also asked for with `?stripAnsi=false`), a 100-message
@@ -22,9 +23,17 @@ const MiB = 1024 * 1024;
  * holds the ~550 busiest first pages, the messages' ~2,700 messages — and since an entry
  * answers for a second only, they are what a node reads within one second. Constants, not
  * settings: together 25 MiB, a small share of a node's memory, and a node that runs out of
- * them reads from the database as it would without a cache.
+ * them reads from the database as it would without a cache. Search pages (with each found
+ * message's body, for its snippet) have 4 MiB more: ~130 pages of 25 messages of ~400 bytes —
+ * the same search asked for again within the second (a linked search, a bot polling for a
+ * word) is answered from memory; any other search is read as before.
  */
-export const MESSAGE_READ_CACHE_BYTES = { pages: 16 * MiB, messages: 8 * MiB, counters: 1 * MiB } as const;
+export const MESSAGE_READ_CACHE_BYTES = {
+  pages: 16 * MiB,
+  messages: 8 * MiB,
+  counters: 1 * MiB,
+  searches: 4 * MiB,
+} as const;
 
 /**
  * The bytes of the reads asked for once in the last MESSAGE_READ_CACHE_MAX_AGE_MS (a key and
@@ -33,8 +42,8 @@ export const MESSAGE_READ_CACHE_BYTES = { pages: 16 * MiB, messages: 8 * MiB, co
 export const MESSAGE_READ_SIGHTING_BYTES = 1 * MiB;
 
 /**
- * The message base's remembered reads: pages, messages and single-area counters read outside
- * a transaction are kept for MESSAGE_READ_CACHE_MAX_AGE_MS (a busy area's first page is asked
+ * The message base's remembered reads: pages, messages, single-area counters and search pages
+ * read outside a transaction are kept for MESSAGE_READ_CACHE_MAX_AGE_MS (a busy area's first page is asked
  * for far more often than it changes), each kind in its own byte budget.
  *
  * A read is kept from the second time it is asked for within that second, not the first: one
@@ -50,10 +59,17 @@ export interface MessageReadCache {
   page(key: string, load: () => Promise<Page<MessageSummary>>): Promise<Page<MessageSummary>>;
   message(uuid: string, load: () => Promise<MessageDetailRow | undefined>): Promise<MessageDetailRow | undefined>;
   counters(areaTag: string, load: () => Promise<Map<string, AreaCounters>>): Promise<Map<string, AreaCounters>>;
+  /** `load`'s page of search hits; `key` names everything that shapes the page (see `searchPageCacheKey`). */
+  search(key: string, load: () => Promise<Page<SearchHit>>): Promise<Page<SearchHit>>;
   /** A write to the message base: every remembered read is stale from now on. */
   written(): void;
   /** Bytes each cache holds now (tests and metrics). */
-  bytes(): { readonly pages: number; readonly messages: number; readonly counters: number };
+  bytes(): {
+    readonly pages: number;
+    readonly messages: number;
+    readonly counters: number;
+    readonly searches: number;
+  };
 }
 
 /** Whether a read was asked for before does not depend on what was written since. */
@@ -68,6 +84,12 @@ export function createMessageReadCache(clock: Clock): MessageReadCache {
   const messages = createRecentCache<MessageDetailRow>({ maxBytes: MESSAGE_READ_CACHE_BYTES.messages, sizeOf, clock });
   const counters = createRecentCache<Map<string, AreaCounters>>({
     maxBytes: MESSAGE_READ_CACHE_BYTES.counters,
+    sizeOf,
+    clock,
+  });
+
+  const searches = createRecentCache<Page<SearchHit>>({
+    maxBytes: MESSAGE_READ_CACHE_BYTES.searches,
     sizeOf,
     clock,
   });
@@ -105,9 +127,15 @@ export function createMessageReadCache(clock: Clock): MessageReadCache {
     page: (key, load) => remembered(pages, `page ${key}`, key, load),
     message: (uuid, load) => remembered(messages, `message ${uuid}`, uuid, load),
     counters: (areaTag, load) => remembered(counters, `counters ${areaTag}`, areaTag, load),
+    search: (key, load) => remembered(searches, `search ${key}`, key, load),
     written: () => {
       version += 1;
     },
-    bytes: () => ({ pages: pages.bytes, messages: messages.bytes, counters: counters.bytes }),
+    bytes: () => ({
+      pages: pages.bytes,
+      messages: messages.bytes,
+      counters: counters.bytes,
+      searches: searches.bytes,
+    }),
   };
 }

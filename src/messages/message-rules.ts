@@ -13,7 +13,7 @@ export type MessageOrder = 'oldest' | 'newest';
 
 function invalid(pointer: string, message: string): BadRequestError {
   const field = pointer.split('/').pop() ?? pointer;
-  return new BadRequestError(`${field} ${message}`, [{ pointer, message }]);
+  return new BadRequestError('request.invalid-body', `${field} ${message}`, [{ pointer, message }]);
 }
 
 const codePoints = (text: string) => [...text].length;

@@ -3,15 +3,16 @@ import { checkAreaGlobs, compileAreaGlobs } from '../access/area-glob.js';
 import type { BoardAreas, MessageAreaDef, MessageConferenceDef } from '../access/board-areas.js';
 import { type Caller, isSysop, type UserCaller } from '../caller.js';
 import type { Clock } from '../clock.js';
-import { mapPage, type Page, type PageRequest } from '../db/keyset.js';
 import { createDerivedMemo } from '../derived-memo.js';
 import { BadRequestError, ForbiddenError, NotFoundError, UnauthorizedError } from '../errors.js';
 import type { EventLog } from '../events/event-log.js';
-import { parseQueryParameter, type SearchOrder } from '../search/search-query.js';
+import { mapPage, type Page, type PageRequest } from '../page.js';
+import { parseQueryParameter, type SearchOrder, type SearchQuery } from '../search/search-query.js';
 import { searchSnippet } from '../search/snippet.js';
 import { presentText, stripAnsi } from '../text/strip-ansi.js';
 import type { UserStore } from '../users/user-store.js';
 import { type MessageNetwork, parseStoredNetwork } from './message-network.js';
+import type { AreaCounters, MessageDetailRow, MessageSummary, ThreadMessage } from './message-reads.js';
 import {
   checkBody,
   checkSubject,
@@ -20,7 +21,8 @@ import {
   MAX_MESSAGE_ID,
   type MessageOrder,
 } from './message-rules.js';
-import type { AreaCounters, MessageDetailRow, MessageStore, MessageSummary, ThreadMessage } from './message-store.js';
+import type { SearchHit } from './message-search-store.js';
+import type { MessageStore } from './message-store.js';
 import { threadPlaceOf } from './message-thread.js';
 import { messageUuid } from './message-uuid.js';
 
@@ -215,9 +217,22 @@ function presentDetail(row: MessageDetailRow, shouldStrip: boolean): MessageDeta
  * the same page or row while it is fresh), so a busy page is not stripped of ANSI again for
  * every request — and the HTTP layer can keep its serialised answer beside it.
  */
+/** A page of search hits as answered: summaries and snippets. */
+function presentFoundPage(page: Page<SearchHit>, query: SearchQuery, shouldStrip: boolean): Page<FoundMessageSummary> {
+  return mapPage(page, ({ body, ...summary }) => ({
+    ...presentSummary(summary, shouldStrip),
+    snippet: searchSnippet(stripAnsi(body), query),
+  }));
+}
+
 const presented = {
   strippedPage: createDerivedMemo((page: Page<MessageSummary>) =>
     mapPage(page, (message) => presentSummary(message, true)),
+  ),
+  // A remembered search page is only ever handed out for the search it was read for: the query is its own.
+  foundPage: createDerivedMemo((page: Page<SearchHit>, query: SearchQuery) => presentFoundPage(page, query, false)),
+  strippedFoundPage: createDerivedMemo((page: Page<SearchHit>, query: SearchQuery) =>
+    presentFoundPage(page, query, true),
   ),
   detail: createDerivedMemo((row: MessageDetailRow) => presentDetail(row, false)),
   strippedDetail: createDerivedMemo((row: MessageDetailRow) => presentDetail(row, true)),
@@ -237,25 +252,22 @@ export function createMessageService(deps: {
 
   /**
    * The caller's pointer and unread count in each area, in the order given. No pointer: every
-   * live message is unread (the area's counter); else the area's live counts after it (a few
-   * lookups at any area size, wherever the pointer stands: see message-live-counts.ts).
+   * live message is unread (the area's counter); else the area's live counts after it (one
+   * statement for all the areas, a few lookups each at any area size: message-live-counts.ts).
    */
   async function pointersIn(
     user: UserCaller['user'],
     areaTags: readonly string[],
     counters: ReadonlyMap<string, AreaCounters>,
   ): Promise<AreaPointer[]> {
-    const pointers = await store.pointersOf(user.id, areaTags);
-    return Promise.all(
-      areaTags.map(async (areaTag) => {
-        const lastReadMessageId = pointers.get(areaTag) ?? null;
-        const unreadCount =
-          lastReadMessageId === null
-            ? (counters.get(areaTag) ?? NO_MESSAGES).messageCount
-            : await store.countLiveAfter(areaTag, lastReadMessageId);
-        return { areaTag, lastReadMessageId, unreadCount };
+    const pointers = await store.pointersWithUnread(user.id, areaTags);
+    return areaTags.map((areaTag) => ({
+      areaTag,
+      ...(pointers.get(areaTag) ?? {
+        lastReadMessageId: null,
+        unreadCount: (counters.get(areaTag) ?? NO_MESSAGES).messageCount,
       }),
-    );
+    }));
   }
 
   async function areaDetails(
@@ -282,7 +294,8 @@ export function createMessageService(deps: {
   }
 
   function userOf(caller: Caller, what: string): UserCaller {
-    if (caller.kind !== 'user') throw new UnauthorizedError(`Log in to ${what}: anonymous callers have no pointers.`);
+    if (caller.kind !== 'user')
+      throw new UnauthorizedError('auth.required', `Log in to ${what}: anonymous callers have no pointers.`);
     return caller;
   }
 
@@ -290,12 +303,15 @@ export function createMessageService(deps: {
   async function readableMessage(caller: Caller, uuid: string): Promise<MessageDetailRow> {
     const key = uuid.toLowerCase();
     if (!UUID_PATTERN.test(key)) {
-      throw new BadRequestError('uuid must be a UUID', [{ pointer: '/path/uuid', message: 'must be a UUID' }]);
+      throw new BadRequestError('request.invalid-path', 'uuid must be a UUID', [
+        { pointer: '/path/uuid', message: 'must be a UUID' },
+      ]);
     }
     const row = await store.findLiveMessage(key);
     // A message of a hidden or unconfigured area (private mail) must look exactly like an
     // unknown uuid: naming its area would confirm that the message exists.
-    if (!row || !areas.messageAreas.has(row.areaTag)) throw new NotFoundError(`No message ${uuid}.`);
+    if (!row || !areas.messageAreas.has(row.areaTag))
+      throw new NotFoundError('message.not-found', `No message ${uuid}.`);
     access.readableMessageArea(caller, row.areaTag);
     return row;
   }
@@ -327,15 +343,12 @@ export function createMessageService(deps: {
       until: search.until === undefined ? null : new Date(search.until).toISOString(),
     };
     const page = await store.searchMessages({ ...filters, sort: search.sort ?? 'newest' }, request);
-    return mapPage(page, ({ body, ...summary }) => ({
-      ...presentSummary(summary, shouldStrip),
-      snippet: searchSnippet(stripAnsi(body), query),
-    }));
+    return shouldStrip ? presented.strippedFoundPage(page, query) : presented.foundPage(page, query);
   }
 
   function conferenceOf(confTag: string): MessageConferenceDef {
     const conference = areas.conferences.get(confTag);
-    if (!conference) throw new NotFoundError(`No message conference "${confTag}".`);
+    if (!conference) throw new NotFoundError('message.conference-not-found', `No message conference "${confTag}".`);
     return conference;
   }
 
@@ -356,8 +369,8 @@ export function createMessageService(deps: {
       const visible = access.visibleAreasOf(caller, conference);
       if (visible.length === 0) {
         throw caller.kind === 'anonymous'
-          ? new UnauthorizedError(`Log in to read message conference "${confTag}".`)
-          : new ForbiddenError(`You may not read message conference "${confTag}".`);
+          ? new UnauthorizedError('auth.required', `Log in to read message conference "${confTag}".`)
+          : new ForbiddenError('access.denied', `You may not read message conference "${confTag}".`);
       }
       return {
         confTag: conference.confTag,
@@ -390,7 +403,8 @@ export function createMessageService(deps: {
       access.readableMessageArea(caller, areaTag);
       const { user } = userOf(caller, 'keep a new-scan pointer');
       const lastReadMessageId = Math.min(requested, await store.highestMessageId(areaTag));
-      await store.transaction(async (queries, trx) => {
+      // The count is read in the write's transaction: it belongs to the pointer just written.
+      const written = await store.transaction(async (queries, trx) => {
         await queries.setPointer(user.id, areaTag, lastReadMessageId, clock.now().toISOString());
         await events.append(trx, {
           type: 'pointer.updated',
@@ -398,8 +412,9 @@ export function createMessageService(deps: {
           userId: user.id,
           data: { areaTag, lastReadMessageId },
         });
+        return (await queries.pointersWithUnread(user.id, [areaTag])).get(areaTag);
       });
-      return { areaTag, lastReadMessageId, unreadCount: await store.countLiveAfter(areaTag, lastReadMessageId) };
+      return { areaTag, lastReadMessageId, unreadCount: written?.unreadCount ?? 0 };
     },
 
     async listUnread(caller) {
@@ -438,7 +453,7 @@ export function createMessageService(deps: {
     async postMessage(caller, areaTag, post, shouldStrip = false) {
       access.writableMessageArea(caller, areaTag);
       // writableMessageArea refuses anonymous callers; this narrows the type.
-      if (caller.kind !== 'user') throw new UnauthorizedError();
+      if (caller.kind !== 'user') throw new UnauthorizedError('auth.required');
       const subject = checkSubject(post.subject, '/body/subject');
       const message = checkBody(post.message, '/body/message');
       const toUserName = checkUserName(post.toUserName, '/body/toUserName', DEFAULT_TO_USER_NAME);
@@ -457,9 +472,11 @@ export function createMessageService(deps: {
             ? undefined
             : await queries.liveMessagePlace(replyToMessageId);
         if (replyToMessageId !== null && parent?.areaTag !== areaTag) {
-          throw new BadRequestError(`replyToMessageId ${replyToMessageId} is not a message in "${areaTag}".`, [
-            { pointer: '/body/replyToMessageId', message: 'is not a message in this area' },
-          ]);
+          throw new BadRequestError(
+            'message.invalid-reply-target',
+            `replyToMessageId ${replyToMessageId} is not a message in "${areaTag}".`,
+            [{ pointer: '/body/replyToMessageId', message: 'is not a message in this area' }],
+          );
         }
         const signature = (await users.autoSignatureOf(trx, user.id))?.trim();
         const [messageId] = await queries.reserveMessageIds(1);
@@ -502,10 +519,11 @@ export function createMessageService(deps: {
     async deleteMessage(caller, uuid) {
       const row = await readableMessage(caller, uuid);
       const isOwner = caller.kind === 'user' && row.fromUserId === caller.user.id;
-      if (!isOwner && !isSysop(caller)) throw new ForbiddenError('Only the author or the sysop may delete a message.');
+      if (!isOwner && !isSysop(caller))
+        throw new ForbiddenError('message.delete-forbidden', 'Only the author or the sysop may delete a message.');
       await store.transaction(async (queries, trx) => {
         if (!(await queries.markDeleted(row.messageId, clock.now().toISOString()))) {
-          throw new NotFoundError(`No message ${uuid}.`);
+          throw new NotFoundError('message.not-found', `No message ${uuid}.`);
         }
         await queries.removeFromAreaCounters(row.areaTag, row.timestamp);
         await queries.removeFromLiveCounts(row.areaTag, row.messageId);

@@ -22,12 +22,29 @@ export interface SearchBudgetLimits {
 
 export const SEARCH_BUDGET: SearchBudgetLimits = Object.freeze({ maxRunning: 2, maxWaiting: 64, maxWaitMs: 2000 });
 
+/** Pooled PostgreSQL connections a search never takes: the rest of the API's requests always find one. */
+const CONNECTIONS_LEFT_FOR_OTHERS = 2;
+
+/**
+ * The budget of a node on `dialect`. On SQLite a search runs on the event loop, so two at a time
+ * ({@link SEARCH_BUDGET}). On PostgreSQL it runs in the database and the node only waits for
+ * it: two at a time left a 10-connection pool mostly idle and capped a node at two searches'
+ * worth of database time (rare-word searches refused 503 under 50 readers), so searches may
+ * use every pooled connection but two.
+ */
+export function searchBudgetLimitsFor(dialect: 'sqlite' | 'postgres', poolSize: number): SearchBudgetLimits {
+  if (dialect === 'sqlite') return SEARCH_BUDGET;
+  return Object.freeze({ ...SEARCH_BUDGET, maxRunning: Math.max(1, poolSize - CONNECTIONS_LEFT_FOR_OTHERS) });
+}
+
 /** Seconds a client is told to wait before searching again. */
 const RETRY_AFTER_SECONDS = 1;
 
 export interface SearchBudget {
   /** Runs `search` within the budget; throws the 503 when there is no room for it. */
   run<T>(search: () => Promise<T>): Promise<T>;
+  /** What this budget allows. */
+  readonly limits: SearchBudgetLimits;
   /** Searches running and waiting now (for tests and metrics). */
   readonly running: number;
   readonly waiting: number;
@@ -42,9 +59,14 @@ export function createSearchBudget(limits: SearchBudgetLimits = SEARCH_BUDGET): 
   let running = 0;
   const waiters: Waiter[] = [];
   const busy = () =>
-    new ServiceUnavailableError('Too many searches are running on this node; try again shortly.', RETRY_AFTER_SECONDS, {
-      shouldCloseConnection: false,
-    });
+    new ServiceUnavailableError(
+      'search.busy',
+      'Too many searches are running on this node; try again shortly.',
+      RETRY_AFTER_SECONDS,
+      {
+        shouldCloseConnection: false,
+      },
+    );
 
   function release(): void {
     const next = waiters.shift();
@@ -88,6 +110,7 @@ export function createSearchBudget(limits: SearchBudgetLimits = SEARCH_BUDGET): 
         release();
       }
     },
+    limits,
     get running() {
       return running;
     },

@@ -1,4 +1,4 @@
-import { BadRequestError } from '../errors.js';
+import { BadRequestError, BaudError, type ErrorCodeOf } from '../errors.js';
 import { searchTokenSpans, searchTokens } from './search-text.js';
 
 /**
@@ -41,23 +41,11 @@ export interface SearchQuery {
   readonly excluded: readonly SearchTerm[];
 }
 
-export type SearchQueryErrorCode =
-  | 'query_too_long'
-  | 'query_empty'
-  | 'prefix_too_short'
-  | 'misplaced_or'
-  | 'too_many_terms'
-  | 'nothing_to_search_for';
+export type SearchQueryErrorCode = Extract<ErrorCodeOf<400>, `search.${string}`>;
 
 /** A query the language cannot run; `message` is meant for the client (the HTTP layer answers 400). */
-export class SearchQueryError extends Error {
+export class SearchQueryError extends BaudError<SearchQueryErrorCode> {
   override readonly name = 'SearchQueryError';
-  constructor(
-    readonly code: SearchQueryErrorCode,
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 /** A quoted phrase (its closing quote may be missing at the end of `q`), or a run of anything else but spaces. */
@@ -78,17 +66,21 @@ type QueryPart =
  */
 export function parseSearchQuery(q: string): SearchQuery {
   if (Array.from(q).length > MAX_QUERY_LENGTH) {
-    throw new SearchQueryError('query_too_long', `q is longer than ${MAX_QUERY_LENGTH} characters.`);
+    throw new SearchQueryError('search.query-too-long', `q is longer than ${MAX_QUERY_LENGTH} characters.`);
   }
-  if (q.trim() === '') throw new SearchQueryError('query_empty', 'q is empty.');
+  if (q.trim() === '') throw new SearchQueryError('search.query-empty', 'q is empty.');
 
   const query = groupParts(Array.from(q.matchAll(QUERY_PART), ([part, phrase]) => readPart(part, phrase)).flat());
 
   const termCount = query.groups.flat().length + query.excluded.length;
   if (termCount > MAX_QUERY_TERMS) {
-    throw new SearchQueryError('too_many_terms', `q has ${termCount} terms; at most ${MAX_QUERY_TERMS} are allowed.`);
+    throw new SearchQueryError(
+      'search.too-many-terms',
+      `q has ${termCount} terms; at most ${MAX_QUERY_TERMS} are allowed.`,
+    );
   }
-  if (query.groups.length === 0) throw new SearchQueryError('nothing_to_search_for', 'q has no words to search for.');
+  if (query.groups.length === 0)
+    throw new SearchQueryError('search.nothing-to-search-for', 'q has no words to search for.');
   return query;
 }
 
@@ -113,7 +105,10 @@ function readPart(part: string, phrase: string | undefined): QueryPart[] {
   const tokens = spans.map((span) => span.token);
   const lastToken = tokens[tokens.length - 1] ?? '';
   if (isPrefix && Array.from(lastToken).length < MIN_PREFIX_LENGTH) {
-    throw new SearchQueryError('prefix_too_short', `a prefix needs at least ${MIN_PREFIX_LENGTH} letters before "*".`);
+    throw new SearchQueryError(
+      'search.prefix-too-short',
+      `a prefix needs at least ${MIN_PREFIX_LENGTH} letters before "*".`,
+    );
   }
   return [{ kind: 'term', term: { tokens, isPrefix }, isExcluded }];
 }
@@ -127,10 +122,10 @@ function groupParts(parts: readonly QueryPart[]): SearchQuery {
       const before = parts[index - 1];
       const after = parts[index + 1];
       if (before?.kind !== 'term' || after?.kind !== 'term') {
-        throw new SearchQueryError('misplaced_or', 'OR needs a word or phrase on each side.');
+        throw new SearchQueryError('search.misplaced-or', 'OR needs a word or phrase on each side.');
       }
       if (before.isExcluded || after.isExcluded) {
-        throw new SearchQueryError('misplaced_or', 'OR cannot join an excluded word or phrase.');
+        throw new SearchQueryError('search.misplaced-or', 'OR cannot join an excluded word or phrase.');
       }
     } else if (part.isExcluded) {
       excluded.push(part.term);
@@ -200,6 +195,6 @@ export function parseQueryParameter(q: string): SearchQuery {
     return parseSearchQuery(q);
   } catch (error) {
     if (!(error instanceof SearchQueryError)) throw error;
-    throw new BadRequestError(error.message, [{ pointer: '/query/q', message: error.message }]);
+    throw new BadRequestError(error.code, error.message, [{ pointer: '/query/q', message: error.message }]);
   }
 }

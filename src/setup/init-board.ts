@@ -38,7 +38,10 @@ export async function initBoard(options: {
 }): Promise<InitResult> {
   const { configPath } = options;
   if (existsSync(configPath)) {
-    throw new ConfigError(`${configPath} already exists; this board is initialised already`);
+    throw new ConfigError(
+      'board.already-initialised',
+      `${configPath} already exists; this board is initialised already`,
+    );
   }
   mkdirSync(path.dirname(configPath), { recursive: true });
   writeFileSync(configPath, options.demo ? DEMO_CONFIG_HJSON : MINIMAL_CONFIG_HJSON, { flag: 'wx' });
@@ -57,16 +60,23 @@ async function createBoardContent(
 ): Promise<InitResult> {
   const config = loadConfig({ configPath, env: options.env });
   if (await hasUsers(config)) {
-    throw new ConfigError(`the database of ${configPath} already holds users; not initialising over it`);
+    throw new ConfigError(
+      'board.already-initialised',
+      `the database of ${configPath} already holds users; not initialising over it`,
+    );
   }
   const board = await openBoard(config);
   try {
     const sysop: Credential = { username: options.sysopName ?? 'sysop', password: randomPassword(), role: 'sysop' };
-    await board.users.createUser({ username: sysop.username, password: sysop.password, groups: [SYSOP_GROUP] });
+    await board.credentials.createAccount({
+      username: sysop.username,
+      password: sysop.password,
+      groups: [SYSOP_GROUP],
+    });
     const credentials: Credential[] = [sysop];
     if (options.demo) {
       const demoUser: Credential = { username: 'demo', password: randomPassword(), role: 'user' };
-      await board.users.createUser({ username: demoUser.username, password: demoUser.password });
+      await board.credentials.createAccount({ username: demoUser.username, password: demoUser.password });
       credentials.push(demoUser);
       await seedDemoContent(board, { sysopName: sysop.username, demoUserName: demoUser.username });
     }

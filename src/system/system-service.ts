@@ -1,4 +1,3 @@
-import type { SessionStore } from '../auth/session-store.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/load-config.js';
 import type { FileService } from '../files/file-service.js';
@@ -45,6 +44,27 @@ export const MAX_LAST_CALLERS = 50;
 /** The node list's bound: every login is a session, so an unbounded list grows with logins. */
 export const MAX_NODES = 100;
 
+/** One live login session as the node list shows it. */
+export interface ActiveSession {
+  readonly userId: number;
+  readonly createdAt: string;
+  readonly lastActivityAt: string;
+  readonly lastAction: string;
+  /** 1 when the session logged in over TLS (a column flag), else 0. */
+  readonly isSecure: number;
+}
+
+/**
+ * The board's live login sessions: `nodeCount` and the node list. Sessions are auth's (its
+ * session store answers this); the system only counts and shows them.
+ */
+export interface ActiveSessions {
+  /** Sessions alive at `now` and used recently enough to count as a node. */
+  countActiveSessions(now: Date): Promise<number>;
+  /** The `limit` most recently active of them, in the order they logged in. */
+  listActiveSessions(now: Date, limit: number): Promise<readonly ActiveSession[]>;
+}
+
 export interface BoardStats {
   totalUsers: number;
   totalMessages: number;
@@ -82,7 +102,7 @@ export function createSystemService(deps: {
   config: Config;
   clock: Clock;
   store: SystemStore;
-  sessions: SessionStore;
+  sessions: ActiveSessions;
   users: Pick<UserService, 'countUsers' | 'cardsOf'>;
   messages: Pick<MessageService, 'countMessages'>;
   files: Pick<FileService, 'countFiles'>;

@@ -107,7 +107,7 @@ export function normaliseProfileUpdate(update: ProfileUpdate): Partial<Record<Pr
     else values[field] = value === '' ? null : value;
   }
   const first = errors[0];
-  if (first) throw new BadRequestError(`${first.pointer.slice(1)} ${first.message}`, errors);
+  if (first) throw new BadRequestError('request.invalid-body', `${first.pointer.slice(1)} ${first.message}`, errors);
   return values;
 }
 
@@ -126,12 +126,12 @@ export function createProfileService(deps: { store: UserStore }): ProfileService
   async function ownProfileOf(user: CallerUser): Promise<OwnProfile> {
     const row = await store.findById(user.id);
     // The auth hook saw this user a moment ago; gone now means deleted in between.
-    if (!row) throw new UnauthorizedError('The account no longer exists.');
+    if (!row) throw new UnauthorizedError('auth.account-gone', 'The account no longer exists.');
     return toOwnProfile(row, user.groups);
   }
 
   function requireUser(caller: Caller): UserCaller {
-    if (caller.kind !== 'user') throw new UnauthorizedError();
+    if (caller.kind !== 'user') throw new UnauthorizedError('auth.required');
     return caller;
   }
 

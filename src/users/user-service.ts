@@ -1,11 +1,8 @@
-import type { ApiKeyStore } from '../auth/api-key-store.js';
-import { hashPassword } from '../auth/passwords.js';
 import type { CallerUser } from '../caller.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/load-config.js';
 import type { UserRow } from '../db/schema.js';
 import { BadRequestError, ConflictError, NotFoundError } from '../errors.js';
-import type { WebhookStore } from '../webhooks/webhook-store.js';
 import type { UserCard, UserStore } from './user-store.js';
 import { assertValidUsername } from './username.js';
 
@@ -20,9 +17,10 @@ export interface UserSummary {
   readonly disabled: boolean;
 }
 
+/** A new account: its password comes hashed (auth checks and hashes passwords). */
 export interface NewUserInput {
   readonly username: string;
-  readonly password: string;
+  readonly passwordHash: string;
   /** Added to `users.defaultGroups`. */
   readonly groups?: readonly string[];
   readonly emailAddress?: string | null;
@@ -32,22 +30,14 @@ const GROUP_NAME = /^[A-Za-z0-9_.-]{1,32}$/;
 
 function assertValidGroup(group: string): void {
   if (!GROUP_NAME.test(group)) {
-    throw new BadRequestError(`group "${group}" is not valid (1-32 of A-Z a-z 0-9 _ . -)`);
+    throw new BadRequestError('user.invalid-group', `group "${group}" is not valid (1-32 of A-Z a-z 0-9 _ . -)`);
   }
 }
 
-/** Accounts and groups, shared by the CLI and the API. */
+/** Accounts and groups, shared by the CLI and the API. Passwords and what they stand behind are auth's. */
 export interface UserService {
   /** Creates an account in `users.defaultGroups` plus `groups`. Name clashes → ConflictError. */
   createUser(input: NewUserInput): Promise<UserSummary>;
-  /**
-   * Sets a new password. Every credential the old one stood behind ends with it: login
-   * sessions (their refresh families die) and API keys (revoked); and the user's webhooks are
-   * deactivated, since one made with a stolen credential would go on delivering (their owner
-   * sees why and may switch them on again). One transaction, so nothing outlives a password
-   * change that took effect.
-   */
-  setPassword(username: string, password: string): Promise<PasswordReset>;
   addGroup(username: string, group: string): Promise<UserSummary>;
   removeGroup(username: string, group: string): Promise<UserSummary>;
   /** Disabling ends every session at once; the account keeps its data. */
@@ -62,33 +52,8 @@ export interface UserService {
   cardsOf(userIds: readonly number[]): Promise<Map<number, UserCard>>;
 }
 
-/** What a password change ended beyond sessions and keys, for the operator to hear. */
-export interface PasswordReset {
-  readonly webhooksDeactivated: number;
-}
-
-/** Why a webhook stopped when its owner's password was reset (shown with the webhook). */
-export const PASSWORD_RESET_REASON = "its owner's password was reset";
-
-export function createUserService(deps: {
-  store: UserStore;
-  /** A password change revokes the user's keys in its own transaction. */
-  apiKeys: ApiKeyStore;
-  /** … and deactivates the user's webhooks in it. */
-  webhooks: Pick<WebhookStore, 'deactivateOwnedBy'>;
-  config: Config;
-  clock: Clock;
-}): UserService {
-  const { store, apiKeys, webhooks, config, clock } = deps;
-
-  function assertValidPassword(password: string): void {
-    const minLength = config.users.passwordMinLength;
-    if ([...password].length < minLength) {
-      throw new BadRequestError(`password must be at least ${minLength} characters`, [
-        { pointer: '/password', message: `must be at least ${minLength} characters` },
-      ]);
-    }
-  }
+export function createUserService(deps: { store: UserStore; config: Config; clock: Clock }): UserService {
+  const { store, config, clock } = deps;
 
   async function summaryOf(row: UserRow): Promise<UserSummary> {
     return summarise(row, (await store.groupsOf([row.id])).get(row.id) ?? []);
@@ -97,33 +62,19 @@ export function createUserService(deps: {
   return {
     async createUser(input) {
       assertValidUsername(input.username);
-      assertValidPassword(input.password);
       const groups = [...new Set([...config.users.defaultGroups, ...(input.groups ?? [])])];
       for (const group of groups) assertValidGroup(group);
-      const passwordHash = await hashPassword(input.password);
       const account = {
         username: input.username,
-        passwordHash,
+        passwordHash: input.passwordHash,
         emailAddress: input.emailAddress ?? null,
         createdAt: clock.now().toISOString(),
       };
       const userId = await store.insertUser(account, groups);
-      if (userId === null) throw new ConflictError(`The username "${input.username}" is taken.`);
+      if (userId === null) throw new ConflictError('user.username-taken', `The username "${input.username}" is taken.`);
       const row = await store.findById(userId);
       if (!row) throw new Error(`user ${userId} vanished right after it was created`);
       return summarise(row, groups.sort());
-    },
-
-    async setPassword(username, password) {
-      assertValidPassword(password);
-      const row = await findUserNamed(store, username);
-      const passwordHash = await hashPassword(password);
-      const now = clock.now().toISOString();
-      return store.transaction(async (trx) => {
-        await store.setPasswordHash(trx, row.id, passwordHash, now);
-        await apiKeys.revokeUserKeys(trx, row.id, now);
-        return { webhooksDeactivated: await webhooks.deactivateOwnedBy(trx, row.id, now, PASSWORD_RESET_REASON) };
-      });
     },
 
     async addGroup(username, group) {
@@ -173,7 +124,7 @@ export function createUserService(deps: {
 /** The account named `username` (case-insensitively); unknown → NotFoundError. */
 export async function findUserNamed(store: UserStore, username: string): Promise<UserRow> {
   const row = await store.findByName(username);
-  if (!row) throw new NotFoundError(`No user named "${username}".`);
+  if (!row) throw new NotFoundError('user.not-found', `No user named "${username}".`);
   return row;
 }
 

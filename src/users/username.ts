@@ -28,5 +28,8 @@ function usernameProblem(username: string): string | null {
 /** Throws `BadRequestError` unless `username` follows the board's rules (decisions.md, Users). */
 export function assertValidUsername(username: string): void {
   const problem = usernameProblem(username);
-  if (problem) throw new BadRequestError(`username ${problem}`, [{ pointer: '/username', message: problem }]);
+  if (problem)
+    throw new BadRequestError('user.invalid-username', `username ${problem}`, [
+      { pointer: '/username', message: problem },
+    ]);
 }

@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { type Caller, isSysop, type UserCaller } from '../caller.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/load-config.js';
-import { mapPage, type Page, type PageRequest } from '../db/keyset.js';
 import {
   BadRequestError,
   ConflictError,
@@ -13,6 +12,7 @@ import {
 } from '../errors.js';
 import { checkEventFilter } from '../events/event-filter.js';
 import type { EventLog } from '../events/event-log.js';
+import { mapPage, type Page, type PageRequest } from '../page.js';
 import { deliveryIdOf, deliveryRequest, TEST_EVENT_TYPE, webhookSecret } from './webhook-delivery.js';
 import { postWebhook } from './webhook-request.js';
 import type { DeliveryRow, WebhookRow, WebhookStore } from './webhook-store.js';
@@ -72,6 +72,39 @@ export interface TestDelivery {
   readonly error: string | null;
 }
 
+export interface WebhookService {
+  /**
+   * `POST /webhooks`: the new webhook, its secret shown this once. Over the per-user limit → 409;
+   * a credential that may not read → 403.
+   */
+  create(caller: Caller, input: WebhookInput): Promise<CreatedWebhook>;
+  /** The operator's `baud webhook add`, for any user. */
+  createFor(userId: number, input: WebhookInput): Promise<CreatedWebhook>;
+  /** The caller's webhooks (a sysop's: everyone's), by id. */
+  list(caller: Caller, request: PageRequest): Promise<Page<WebhookView>>;
+  /** Every webhook (the operator's CLI). */
+  listAll(request: PageRequest): Promise<Page<WebhookView>>;
+  /** A webhook the caller may manage; anyone else's is a 404. */
+  get(caller: Caller, id: number): Promise<WebhookView>;
+  /**
+   * Changes what was given; `active: true` revives a deactivated webhook with its failures
+   * forgotten. A credential that may not read → 403, as for `create`.
+   */
+  update(caller: Caller, id: number, patch: WebhookPatch): Promise<WebhookView>;
+  remove(caller: Caller, id: number): Promise<void>;
+  /** The operator's `baud webhook remove`. */
+  removeById(id: number): Promise<void>;
+  /**
+   * Sends a `webhook.test` event now and answers how it went; it is logged with event id 0.
+   * At most TEST_DELIVERIES_PER_WINDOW per webhook per window, else 429.
+   */
+  test(caller: Caller, id: number): Promise<TestDelivery>;
+  /** The delivery log, newest first. */
+  deliveries(caller: Caller, id: number, request: PageRequest): Promise<Page<DeliveryView>>;
+  /** The operator's `baud webhook deliveries`. */
+  deliveriesById(id: number, request: PageRequest): Promise<Page<DeliveryView>>;
+}
+
 /**
  * Test deliveries one webhook may send per window, counted across nodes: enough to debug a
  * receiver, too few to turn the board into a flood of POSTs at someone else's (the attack run
@@ -111,12 +144,12 @@ export function createWebhookService(deps: {
   config: Config;
   clock: Clock;
   boardSecret: Uint8Array;
-}) {
+}): WebhookService {
   const { store, log, clock, boardSecret } = deps;
   const settings = deps.config.webhooks;
 
   function userOf(caller: Caller): UserCaller {
-    if (caller.kind !== 'user') throw new UnauthorizedError('Log in to manage webhooks.');
+    if (caller.kind !== 'user') throw new UnauthorizedError('auth.required', 'Log in to manage webhooks.');
     return caller;
   }
 
@@ -129,6 +162,7 @@ export function createWebhookService(deps: {
     const user = userOf(caller);
     if (!user.scopes.has('read')) {
       throw new ForbiddenError(
+        'auth.scope-insufficient',
         "Webhooks deliver what their owner may read: this API key's scope needs read as well as write.",
       );
     }
@@ -139,7 +173,8 @@ export function createWebhookService(deps: {
   async function managed(caller: Caller, id: number): Promise<WebhookRow> {
     const user = userOf(caller);
     const row = await store.find(id);
-    if (!row || (row.userId !== user.user.id && !isSysop(caller))) throw new NotFoundError(`No webhook ${id}.`);
+    if (!row || (row.userId !== user.user.id && !isSysop(caller)))
+      throw new NotFoundError('webhook.not-found', `No webhook ${id}.`);
     return row;
   }
 
@@ -151,7 +186,7 @@ export function createWebhookService(deps: {
       return parsed.toString();
     } catch (error) {
       if (!(error instanceof WebhookTargetError)) throw error;
-      throw new BadRequestError(error.message, [{ pointer: '/body/url', message: error.reason }]);
+      throw new BadRequestError(error.code, error.message, [{ pointer: '/body/url', message: error.reason }]);
     }
   }
 
@@ -165,6 +200,7 @@ export function createWebhookService(deps: {
     const startedAt = (await store.find(id))?.testWindowStartedAt;
     const endsInMs = startedAt ? Date.parse(startedAt) + windowMs - now.getTime() : windowMs;
     throw new TooManyRequestsError(
+      'rate-limit.exceeded',
       `Webhook ${id} has had ${TEST_DELIVERIES_PER_WINDOW} test deliveries in ${TEST_WINDOW_SECONDS} seconds: wait for the next.`,
       endsInMs / 1000,
     );
@@ -191,38 +227,31 @@ export function createWebhookService(deps: {
       },
       settings.maxPerUser,
     );
-    if (id === null) throw new ConflictError(`You have ${settings.maxPerUser} webhooks already: remove one first.`);
+    if (id === null)
+      throw new ConflictError(
+        'webhook.limit-reached',
+        `You have ${settings.maxPerUser} webhooks already: remove one first.`,
+      );
     const row = await store.find(id);
-    if (!row) throw new NotFoundError(`No webhook ${id}.`);
+    if (!row) throw new NotFoundError('webhook.not-found', `No webhook ${id}.`);
     return { ...toWebhookView(row), secret: webhookSecret(boardSecret, id, secretSalt) };
   }
 
   return {
-    /**
-     * `POST /webhooks`: the new webhook, its secret shown this once. Over the per-user limit → 409;
-     * a credential that may not read → 403.
-     */
-    create: (caller: Caller, input: WebhookInput) => createFor(directorOf(caller).user.id, input),
+    create: (caller, input) => createFor(directorOf(caller).user.id, input),
 
-    /** The operator's `baud webhook add`, for any user. */
     createFor,
 
-    /** The caller's webhooks (a sysop's: everyone's), by id. */
-    async list(caller: Caller, request: PageRequest): Promise<Page<WebhookView>> {
+    async list(caller, request) {
       const user = userOf(caller);
       return mapPage(await store.list(isSysop(caller) ? null : user.user.id, request), toWebhookView);
     },
 
-    /** Every webhook (the operator's CLI). */
-    listAll: async (request: PageRequest) => mapPage(await store.list(null, request), toWebhookView),
+    listAll: async (request) => mapPage(await store.list(null, request), toWebhookView),
 
-    get: async (caller: Caller, id: number) => toWebhookView(await managed(caller, id)),
+    get: async (caller, id) => toWebhookView(await managed(caller, id)),
 
-    /**
-     * Changes what was given; `active: true` revives a deactivated webhook with its failures
-     * forgotten. A credential that may not read → 403, as for `create`.
-     */
-    async update(caller: Caller, id: number, patch: WebhookPatch): Promise<WebhookView> {
+    async update(caller, id, patch) {
       directorOf(caller);
       const row = await managed(caller, id);
       const url = patch.url === undefined ? undefined : await checkTarget(patch.url);
@@ -245,22 +274,17 @@ export function createWebhookService(deps: {
       return toWebhookView((await store.find(id)) ?? row);
     },
 
-    async remove(caller: Caller, id: number): Promise<void> {
+    async remove(caller, id) {
       await managed(caller, id);
       await store.remove(id);
     },
 
-    /** The operator's `baud webhook remove`. */
-    async removeById(id: number): Promise<void> {
-      if (!(await store.find(id))) throw new NotFoundError(`No webhook ${id}.`);
+    async removeById(id) {
+      if (!(await store.find(id))) throw new NotFoundError('webhook.not-found', `No webhook ${id}.`);
       await store.remove(id);
     },
 
-    /**
-     * Sends a `webhook.test` event now and answers how it went; it is logged with event id 0.
-     * At most TEST_DELIVERIES_PER_WINDOW per webhook per window, else 429.
-     */
-    async test(caller: Caller, id: number): Promise<TestDelivery> {
+    async test(caller, id) {
       const row = await managed(caller, id);
       await takeTestSlot(row.id);
       const now = clock.now();
@@ -292,18 +316,14 @@ export function createWebhookService(deps: {
       return { deliveryId, success: attempt.isSuccess, statusCode, durationMs: Math.round(attempt.durationMs), error };
     },
 
-    /** The delivery log, newest first. */
-    async deliveries(caller: Caller, id: number, request: PageRequest): Promise<Page<DeliveryView>> {
+    async deliveries(caller, id, request) {
       await managed(caller, id);
       return mapPage(await store.deliveries(id, request), toDeliveryView);
     },
 
-    /** The operator's `baud webhook deliveries`. */
-    async deliveriesById(id: number, request: PageRequest): Promise<Page<DeliveryView>> {
-      if (!(await store.find(id))) throw new NotFoundError(`No webhook ${id}.`);
+    async deliveriesById(id, request) {
+      if (!(await store.find(id))) throw new NotFoundError('webhook.not-found', `No webhook ${id}.`);
       return mapPage(await store.deliveries(id, request), toDeliveryView);
     },
   };
 }
-
-export type WebhookService = ReturnType<typeof createWebhookService>;

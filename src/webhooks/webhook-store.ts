@@ -1,7 +1,8 @@
 import type { Selectable } from 'kysely';
 import type { Db, Dialect, Executor } from '../db/database.js';
-import { type Page, type PageRequest, pageFromRows, rowsToFetch } from '../db/keyset.js';
+import { pageFromRows, rowsToFetch } from '../db/keyset.js';
 import type { WebhookDeliveriesTable, WebhooksTable } from '../db/schema.js';
+import type { Page, PageRequest } from '../page.js';
 
 export type WebhookRow = Selectable<WebhooksTable> & { readonly username: string };
 export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
@@ -36,6 +37,51 @@ export interface AttemptOutcome {
   readonly deactivationReason: string | null;
 }
 
+export interface WebhookStore {
+  /**
+   * Inserts a webhook unless its owner has `maxPerUser` already: null then. Parallel creations
+   * on any number of nodes are counted one after the other and never pass the limit together.
+   */
+  insertWithinLimit(webhook: NewWebhook, maxPerUser: number): Promise<number | null>;
+  find(id: number): Promise<WebhookRow | undefined>;
+  /** One page by id, of one user's webhooks or (null) everyone's. */
+  list(userId: number | null, request: PageRequest): Promise<Page<WebhookRow>>;
+  update(id: number, changes: WebhookChanges): Promise<void>;
+  /** Active again: failures forgotten, the next event due now. */
+  reactivate(id: number, now: string): Promise<void>;
+  deactivate(id: number, now: string, reason: string): Promise<void>;
+  /** Deactivates every active webhook of a user, inside `trx` (a password reset's); the number deactivated. */
+  deactivateOwnedBy(trx: Executor, userId: number, now: string, reason: string): Promise<number>;
+  /**
+   * Takes a slot in the webhook's window of test deliveries, opening a new window if the last
+   * one started at or before `windowOverAt`, atomically (racing tests on any node are counted
+   * one after the other); true when taken, false when the window is full.
+   */
+  takeTestSlot(id: number, slot: { now: string; windowOverAt: string; maxTests: number }): Promise<boolean>;
+  remove(id: number): Promise<void>;
+  /** Active webhooks with events after their place, due now and not claimed by a live node. */
+  due(latestEventId: number, now: string, limit: number): Promise<number[]>;
+  /**
+   * Claims a webhook for `owner` until `until`: of several nodes (or several loops of one)
+   * exactly one wins. A node that dies holding it loses it at `until`.
+   */
+  claim(id: number, owner: string, now: string, until: string): Promise<boolean>;
+  /**
+   * Writes the state after an attempt (or a skip); false when the claim was lost meanwhile, or
+   * the webhook was deactivated meanwhile (by its owner, a password reset): a sender in the
+   * middle of a batch must not switch it on again, and stops there.
+   */
+  recordOutcome(id: number, owner: string, outcome: AttemptOutcome): Promise<boolean>;
+  /** Gives up `owner`'s claim. */
+  release(id: number, owner: string): Promise<void>;
+  /** Adds an attempt to the delivery log. */
+  logAttempt(attempt: Omit<DeliveryRow, 'id'>): Promise<void>;
+  /** The delivery log of a webhook, newest first, one keyset page. */
+  deliveries(webhookId: number, request: PageRequest): Promise<Page<DeliveryRow>>;
+  /** Deletes the attempts of the delivery log made before `cutoff` (the event log's retention). */
+  pruneDeliveries(cutoff: string): Promise<void>;
+}
+
 /** A keyset page of rows keyed by their id. */
 function pageById<Row extends { readonly id: number }>(rows: readonly Row[], request: PageRequest): Page<Row> {
   return pageFromRows(
@@ -47,7 +93,7 @@ function pageById<Row extends { readonly id: number }>(rows: readonly Row[], req
 }
 
 /** Every query of webhooks and their delivery log. */
-export function createWebhookStore(db: Db, dialect: Dialect) {
+export function createWebhookStore(db: Db, dialect: Dialect): WebhookStore {
   const withOwner = () =>
     db
       .selectFrom('webhooks')
@@ -56,12 +102,8 @@ export function createWebhookStore(db: Db, dialect: Dialect) {
       .select('users.username');
 
   return {
-    /**
-     * Inserts a webhook unless its owner has `maxPerUser` already: null then. The owner's row is
-     * locked first (PostgreSQL; SQLite writes one at a time), so parallel creations on any number
-     * of nodes are counted one after the other and never pass the limit together.
-     */
-    insertWithinLimit(webhook: NewWebhook, maxPerUser: number): Promise<number | null> {
+    // The owner's row is locked first (PostgreSQL; SQLite writes one at a time).
+    insertWithinLimit(webhook, maxPerUser) {
       return db.transaction().execute(async (trx) => {
         const lock = trx.selectFrom('users').select('id').where('id', '=', webhook.userId);
         await (dialect === 'postgres' ? lock.forUpdate() : lock).execute();
@@ -85,10 +127,9 @@ export function createWebhookStore(db: Db, dialect: Dialect) {
       });
     },
 
-    find: (id: number): Promise<WebhookRow | undefined> => withOwner().where('webhooks.id', '=', id).executeTakeFirst(),
+    find: (id) => withOwner().where('webhooks.id', '=', id).executeTakeFirst(),
 
-    /** One page by id, of one user's webhooks or (null) everyone's. */
-    async list(userId: number | null, request: PageRequest): Promise<Page<WebhookRow>> {
+    async list(userId, request) {
       const rows = await withOwner()
         .$if(userId !== null, (query) => query.where('webhooks.userId', '=', userId as number))
         .$if(request.afterKey !== null, (query) => query.where('webhooks.id', '>', request.afterKey as number))
@@ -98,7 +139,7 @@ export function createWebhookStore(db: Db, dialect: Dialect) {
       return pageById(rows, request);
     },
 
-    async update(id: number, changes: WebhookChanges): Promise<void> {
+    async update(id, changes) {
       const { events, areas, ...plain } = changes;
       if (Object.keys(changes).length === 0) return;
       await db
@@ -112,8 +153,7 @@ export function createWebhookStore(db: Db, dialect: Dialect) {
         .execute();
     },
 
-    /** Active again: failures forgotten, the next event due now. */
-    async reactivate(id: number, now: string): Promise<void> {
+    async reactivate(id, now) {
       await db
         .updateTable('webhooks')
         .set({
@@ -128,7 +168,7 @@ export function createWebhookStore(db: Db, dialect: Dialect) {
         .execute();
     },
 
-    async deactivate(id: number, now: string, reason: string): Promise<void> {
+    async deactivate(id, now, reason) {
       await db
         .updateTable('webhooks')
         .set({ deactivatedAt: now, deactivationReason: reason })
@@ -136,11 +176,7 @@ export function createWebhookStore(db: Db, dialect: Dialect) {
         .execute();
     },
 
-    /**
-     * Deactivates every active webhook of a user, inside the caller's transaction (a password
-     * reset's); the number deactivated.
-     */
-    async deactivateOwnedBy(trx: Executor, userId: number, now: string, reason: string): Promise<number> {
+    async deactivateOwnedBy(trx, userId, now, reason) {
       const result = await trx
         .updateTable('webhooks')
         .set({ deactivatedAt: now, deactivationReason: reason })
@@ -150,12 +186,7 @@ export function createWebhookStore(db: Db, dialect: Dialect) {
       return Number(result.numUpdatedRows);
     },
 
-    /**
-     * Takes a slot in the webhook's window of test deliveries, opening a new window if the last
-     * one started at or before `windowOverAt`, in one atomic update (racing tests on any node are
-     * counted one after the other); true when taken, false when the window is full.
-     */
-    async takeTestSlot(id: number, slot: { now: string; windowOverAt: string; maxTests: number }): Promise<boolean> {
+    async takeTestSlot(id, slot) {
       const result = await db
         .updateTable('webhooks')
         .set((eb) => {
@@ -185,12 +216,11 @@ export function createWebhookStore(db: Db, dialect: Dialect) {
       return Number(result.numUpdatedRows) === 1;
     },
 
-    async remove(id: number): Promise<void> {
+    async remove(id) {
       await db.deleteFrom('webhooks').where('id', '=', id).execute();
     },
 
-    /** Active webhooks with events after their place, due now and not claimed by a live node. */
-    async due(latestEventId: number, now: string, limit: number): Promise<number[]> {
+    async due(latestEventId, now, limit) {
       const rows = await db
         .selectFrom('webhooks')
         .select('id')
@@ -204,11 +234,8 @@ export function createWebhookStore(db: Db, dialect: Dialect) {
       return rows.map((row) => row.id);
     },
 
-    /**
-     * Claims a webhook for `owner` until `until`: one atomic compare-and-set, so of several nodes
-     * (or several loops of one) exactly one wins. A node that dies holding it loses it at `until`.
-     */
-    async claim(id: number, owner: string, now: string, until: string): Promise<boolean> {
+    // One atomic compare-and-set.
+    async claim(id, owner, now, until) {
       const result = await db
         .updateTable('webhooks')
         .set({ leaseOwner: owner, leaseUntil: until })
@@ -219,12 +246,7 @@ export function createWebhookStore(db: Db, dialect: Dialect) {
       return Number(result.numUpdatedRows) === 1;
     },
 
-    /**
-     * Writes the state after an attempt (or a skip); false when the claim was lost meanwhile, or
-     * the webhook was deactivated meanwhile (by its owner, a password reset): a sender in the
-     * middle of a batch must not switch it on again, and stops there.
-     */
-    async recordOutcome(id: number, owner: string, outcome: AttemptOutcome): Promise<boolean> {
+    async recordOutcome(id, owner, outcome) {
       const result = await db
         .updateTable('webhooks')
         .set(outcome)
@@ -235,7 +257,7 @@ export function createWebhookStore(db: Db, dialect: Dialect) {
       return Number(result.numUpdatedRows) === 1;
     },
 
-    async release(id: number, owner: string): Promise<void> {
+    async release(id, owner) {
       await db
         .updateTable('webhooks')
         .set({ leaseOwner: null, leaseUntil: null })
@@ -244,12 +266,15 @@ export function createWebhookStore(db: Db, dialect: Dialect) {
         .execute();
     },
 
-    async logAttempt(attempt: Omit<DeliveryRow, 'id'>): Promise<void> {
+    async logAttempt(attempt) {
       await db.insertInto('webhookDeliveries').values(attempt).execute();
     },
 
-    /** The delivery log of a webhook, newest first, one keyset page. */
-    async deliveries(webhookId: number, request: PageRequest): Promise<Page<DeliveryRow>> {
+    async pruneDeliveries(cutoff) {
+      await db.deleteFrom('webhookDeliveries').where('attemptedAt', '<', cutoff).execute();
+    },
+
+    async deliveries(webhookId, request) {
       const rows = await db
         .selectFrom('webhookDeliveries')
         .selectAll()
@@ -262,5 +287,3 @@ export function createWebhookStore(db: Db, dialect: Dialect) {
     },
   };
 }
-
-export type WebhookStore = ReturnType<typeof createWebhookStore>;

@@ -1,6 +1,7 @@
 import { promises as dns } from 'node:dns';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
+import { BaudError } from '../errors.js';
 
 /** Longer URLs are refused when a webhook is created; no receiver needs one. */
 export const MAX_WEBHOOK_URL_LENGTH = 2048;
@@ -28,11 +29,11 @@ export interface WebhookTargetOptions {
 export const TARGET_NOT_ALLOWED = 'not an allowed target';
 
 /** A webhook URL that may not be delivered to; `reason` is short enough for a delivery log. */
-export class WebhookTargetError extends Error {
+export class WebhookTargetError extends BaudError<'webhook.target-not-allowed'> {
   override readonly name = 'WebhookTargetError';
 
   constructor(readonly reason: string) {
-    super(`Webhook URL refused: ${reason}.`);
+    super('webhook.target-not-allowed', `Webhook URL refused: ${reason}.`);
   }
 }
 

@@ -11,8 +11,8 @@ describeEachDialect('baud rest api-key', (dialect) => {
   let configPath: string;
   beforeAll(async () => {
     board = await createTestBoard(dialect);
-    await board.board.users.createUser({ username: 'robot', password: 'correct horse battery' });
-    await board.board.users.createUser({ username: 'other', password: 'correct horse battery' });
+    await board.board.credentials.createAccount({ username: 'robot', password: 'correct horse battery' });
+    await board.board.credentials.createAccount({ username: 'other', password: 'correct horse battery' });
     configPath = path.join(board.dir, 'config.hjson');
     writeFileSync(
       configPath,

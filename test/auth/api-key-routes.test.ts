@@ -8,7 +8,7 @@ describeEachDialect('API keys over HTTP', (dialect) => {
   const keys: Record<string, string> = {};
   beforeAll(async () => {
     board = await createTestBoard(dialect, { clock });
-    await board.board.users.createUser({ username: 'botowner', password: 'correct horse battery' });
+    await board.board.credentials.createAccount({ username: 'botowner', password: 'correct horse battery' });
     for (const scope of ['read', 'write', 'read,write']) {
       keys[scope] = (await board.board.apiKeys.generate('botowner', `${scope} bot`, scope)).key;
     }
@@ -94,7 +94,7 @@ describeEachDialect('API keys over HTTP', (dialect) => {
   });
 
   it("refuses the key of a disabled owner, and records the key's last use", async () => {
-    await board.board.users.createUser({ username: 'sleepy', password: 'correct horse battery' });
+    await board.board.credentials.createAccount({ username: 'sleepy', password: 'correct horse battery' });
     const generated = await board.board.apiKeys.generate('sleepy', 'nightly', 'read');
     expect((await getProfile({ 'x-baud-api-key': generated.key })).statusCode).toBe(200);
     const [listed] = await board.board.apiKeys.list('sleepy');

@@ -21,9 +21,9 @@ describeEachDialect('auth routes', (dialect) => {
   let board: TestBoard;
   beforeAll(async () => {
     board = await createTestBoard(dialect, { clock });
-    await board.board.users.createUser({ username: 'alice', password: PASSWORD });
-    await board.board.users.createUser({ username: 'bob', password: PASSWORD });
-    await board.board.users.createUser({ username: 'carol', password: PASSWORD });
+    await board.board.credentials.createAccount({ username: 'alice', password: PASSWORD });
+    await board.board.credentials.createAccount({ username: 'bob', password: PASSWORD });
+    await board.board.credentials.createAccount({ username: 'carol', password: PASSWORD });
   });
   afterAll(() => board.close());
 
@@ -65,11 +65,12 @@ describeEachDialect('auth routes', (dialect) => {
         title: 'Unauthorized',
         status: 401,
         detail: 'The username or password is incorrect.',
+        code: 'auth.invalid-credentials',
       });
     });
 
     it('refuses a disabled user with the same 401', async () => {
-      await board.board.users.createUser({ username: 'dora', password: PASSWORD });
+      await board.board.credentials.createAccount({ username: 'dora', password: PASSWORD });
       await board.board.users.setDisabled('dora', true);
       const { response } = await login(board, 'dora');
       expect(response.statusCode).toBe(401);
@@ -154,7 +155,7 @@ describeEachDialect('auth routes', (dialect) => {
     });
 
     it('refuses the token of a user disabled after login', async () => {
-      await board.board.users.createUser({ username: 'erin', password: PASSWORD });
+      await board.board.credentials.createAccount({ username: 'erin', password: PASSWORD });
       const { accessToken, refreshToken } = await login(board, 'erin');
       await board.board.users.setDisabled('erin', true);
       expect((await getMe(board, bearer(accessToken))).statusCode).toBe(401);
@@ -197,7 +198,7 @@ describeEachDialect('auth routes', (dialect) => {
     it('ends access tokens of every session when the password changes', async () => {
       const { accessToken } = await login(board, 'alice');
       clock.advance(1000);
-      await board.board.users.setPassword('alice', PASSWORD);
+      await board.board.credentials.setPassword('alice', PASSWORD);
       expect((await getMe(board, bearer(accessToken))).statusCode).toBe(401);
     });
 
@@ -240,7 +241,7 @@ describeEachDialect('auth routes', (dialect) => {
     it('ends every family when the password changes', async () => {
       const { refreshToken } = await login(board, 'carol');
       clock.advance(1000);
-      await board.board.users.setPassword('carol', PASSWORD);
+      await board.board.credentials.setPassword('carol', PASSWORD);
       expect((await refresh(board, refreshToken)).statusCode).toBe(401);
     });
   });
@@ -303,7 +304,7 @@ describeEachDialect('auth cookies', (dialect) => {
       config: { contentServers: { web: { restApi: { secureCookies: true } } } },
     });
     try {
-      await board.board.users.createUser({ username: 'alice', password: PASSWORD });
+      await board.board.credentials.createAccount({ username: 'alice', password: PASSWORD });
       const { response } = await login(board, 'alice');
       expect(refreshSetCookieHeader(response)).toMatch(/; HttpOnly; Secure; SameSite=Strict$/);
       const out = await logout(board, refreshCookieOf(response));

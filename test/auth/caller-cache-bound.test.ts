@@ -47,7 +47,7 @@ describeEachDialect('caller cache bound across nodes', (dialect) => {
   }
 
   it('ends a logged-out session on the other node within the bound', async () => {
-    await nodeA.board.users.createUser({ username: 'logsout', password: 'correct horse battery' });
+    await nodeA.board.credentials.createAccount({ username: 'logsout', password: 'correct horse battery' });
     const { accessToken, refreshToken } = await login(nodeA, 'logsout');
     await expectBoundedEnd({ authorization: `Bearer ${accessToken}` }, () =>
       nodeA.app.inject({ method: 'POST', url: `${API}/auth/logout`, cookies: { baud_refresh: refreshToken ?? '' } }),
@@ -55,13 +55,16 @@ describeEachDialect('caller cache bound across nodes', (dialect) => {
   });
 
   it('refuses a revoked API key on the other node within the bound', async () => {
-    const user = await nodeA.board.users.createUser({ username: 'keyholder', password: 'correct horse battery' });
+    const user = await nodeA.board.credentials.createAccount({
+      username: 'keyholder',
+      password: 'correct horse battery',
+    });
     const key = await nodeA.board.apiKeys.generate(user.username, 'bot', 'read');
     await expectBoundedEnd({ 'x-baud-api-key': key.key }, () => nodeA.board.apiKeys.revoke(key.id));
   });
 
   it('refuses a disabled user on the other node within the bound', async () => {
-    await nodeA.board.users.createUser({ username: 'disabled', password: 'correct horse battery' });
+    await nodeA.board.credentials.createAccount({ username: 'disabled', password: 'correct horse battery' });
     const { accessToken } = await login(nodeA, 'disabled');
     await expectBoundedEnd({ authorization: `Bearer ${accessToken}` }, () =>
       nodeA.board.users.setDisabled('disabled', true),
@@ -69,12 +72,12 @@ describeEachDialect('caller cache bound across nodes', (dialect) => {
   });
 
   it('ends every session of a changed password on the other node within the bound', async () => {
-    await nodeA.board.users.createUser({ username: 'rotates', password: 'correct horse battery' });
+    await nodeA.board.credentials.createAccount({ username: 'rotates', password: 'correct horse battery' });
     const { accessToken } = await login(nodeA, 'rotates');
     // A password change ends the sessions that began before it, not one begun the same millisecond.
     clock.advance(1);
     await expectBoundedEnd({ authorization: `Bearer ${accessToken}` }, () =>
-      nodeA.board.users.setPassword('rotates', 'another horse battery'),
+      nodeA.board.credentials.setPassword('rotates', 'another horse battery'),
     );
   });
 });

@@ -20,7 +20,7 @@ describeEachDialect('logging in with an imported ENiGMA½ password', (dialect) =
     username: string,
     params: EnigmaHashParams = ENIGMA_CURRENT_HASH_PARAMS,
   ): Promise<string> {
-    await board.board.users.createUser({ username, password: 'an argon2 password to replace' });
+    await board.board.credentials.createAccount({ username, password: 'an argon2 password to replace' });
     const passwordHash = enigmaStoredHash(ENIGMA_PASSWORD, params);
     await board.board.db.updateTable('users').set({ passwordHash }).where('username', '=', username).execute();
     return passwordHash;
@@ -68,7 +68,10 @@ describeEachDialect('logging in with an imported ENiGMA½ password', (dialect) =
   });
 
   it("keeps the user's sessions and API keys through the rehash (credentialsChangedAt unchanged)", async () => {
-    await board.board.users.createUser({ username: 'imported-keeper', password: 'the password before import' });
+    await board.board.credentials.createAccount({
+      username: 'imported-keeper',
+      password: 'the password before import',
+    });
     const earlier = await login(board, 'imported-keeper', 'the password before import');
     expect(earlier.response.statusCode).toBe(200);
     const { key } = await board.board.apiKeys.generate('imported-keeper', 'bot', 'read');

@@ -10,7 +10,7 @@ async function throttledBoard(dialect: Dialect, clock: Clock, usernames: readonl
     clock,
     config: { contentServers: { web: { restApi: { loginThrottle: { maxFailures: 3, windowSeconds: 600 } } } } },
   });
-  for (const username of usernames) await board.board.users.createUser({ username, password: PASSWORD });
+  for (const username of usernames) await board.board.credentials.createAccount({ username, password: PASSWORD });
   return board;
 }
 
@@ -36,6 +36,7 @@ describeEachDialect('login throttling', (dialect) => {
       title: 'Too Many Requests',
       status: 429,
       detail: 'Too many failed logins; try again later.',
+      code: 'rate-limit.exceeded',
     });
     expect(throttled.response.headers['set-cookie']).toBeUndefined();
 

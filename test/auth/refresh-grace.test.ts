@@ -9,7 +9,7 @@ describeEachDialect('refresh grace window', (dialect) => {
   let board: TestBoard;
   beforeAll(async () => {
     board = await createTestBoard(dialect, { clock });
-    await board.board.users.createUser({ username: 'alice', password: PASSWORD });
+    await board.board.credentials.createAccount({ username: 'alice', password: PASSWORD });
   });
   afterAll(() => board.close());
 
@@ -68,7 +68,7 @@ describeEachDialect('refresh grace window', (dialect) => {
   it('gives no grace to a session that has ended', async () => {
     const { first } = await rotatedOnce();
     clock.advance(1000);
-    await board.board.users.setPassword('alice', PASSWORD);
+    await board.board.credentials.setPassword('alice', PASSWORD);
     expect((await refresh(board, first)).statusCode).toBe(401);
   });
 });
@@ -80,7 +80,7 @@ describeEachDialect('refresh without a grace window', (dialect) => {
       config: { contentServers: { web: { restApi: { refreshGraceSeconds: 0 } } } },
     });
     try {
-      await board.board.users.createUser({ username: 'alice', password: PASSWORD });
+      await board.board.credentials.createAccount({ username: 'alice', password: PASSWORD });
       const { refreshToken } = await login(board, 'alice');
       const successor = refreshCookieOf(await refresh(board, refreshToken));
       expect((await refresh(board, refreshToken)).statusCode).toBe(401);

@@ -24,7 +24,7 @@ describeEachDialect('session activity', (dialect) => {
   let board: TestBoard;
   beforeAll(async () => {
     board = await createTestBoard(dialect, { clock });
-    await board.board.users.createUser({ username: 'alice', password: PASSWORD });
+    await board.board.credentials.createAccount({ username: 'alice', password: PASSWORD });
   });
   afterAll(() => board.close());
 

@@ -17,7 +17,7 @@ describeEachDialect('live sessions per user', (dialect) => {
       },
     });
     for (const username of ['alice', 'bob', 'carol', 'dave']) {
-      await board.board.users.createUser({ username, password: PASSWORD });
+      await board.board.credentials.createAccount({ username, password: PASSWORD });
     }
   });
   afterAll(() => board.close());

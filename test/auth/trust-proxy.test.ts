@@ -23,7 +23,7 @@ describeEachDialect('client addresses behind a proxy', (dialect) => {
         },
       },
     });
-    for (const username of USERNAMES) await board.board.users.createUser({ username, password: PASSWORD });
+    for (const username of USERNAMES) await board.board.credentials.createAccount({ username, password: PASSWORD });
   }
 
   /** Three wrong guesses at three usernames, each claiming another forwarded address. */

@@ -63,7 +63,7 @@ describe('baud config check', () => {
     );
     expect(serving).toBeInstanceOf(ConfigError);
     expect(() => reportConfigCheck(config, { strict: false })).toThrow(
-      new ConfigError((serving as ConfigError).message),
+      new ConfigError('config.invalid', (serving as ConfigError).message),
     );
     expect((serving as ConfigError).message).toMatch(
       /^configuration: invalid ACS for messageConferences\.main\.areas\.news\.acs\.read: /,

@@ -35,8 +35,15 @@ describeEachDialect('the typed client', (dialect) => {
     expect(data?.boardName).toBe('baud');
     const missing = client.api.GET('/_baud/api/v1/messages/areas/{areaTag}', { params: { path: { areaTag: 'nope' } } });
     await expect(missing).rejects.toBeInstanceOf(BaudProblem);
-    await expect(missing).rejects.toMatchObject({ status: 404, title: 'Not Found' });
-    await expect(client.api.GET('/_baud/api/v1/users/me')).rejects.toMatchObject({ status: 401 });
+    await expect(missing).rejects.toMatchObject({
+      status: 404,
+      title: 'Not Found',
+      code: 'message.area-not-found',
+    });
+    await expect(client.api.GET('/_baud/api/v1/users/me')).rejects.toMatchObject({
+      status: 401,
+      code: 'auth.required',
+    });
   });
 
   it('logs in, walks every page of an area, posts, refreshes and logs out', async () => {
@@ -63,7 +70,11 @@ describeEachDialect('the typed client', (dialect) => {
       params: { path: { areaTag: 'general' } },
       body: { subject: '', message: 'x' },
     });
-    await expect(bad).rejects.toMatchObject({ status: 400, errors: [{ pointer: '/body/subject' }] });
+    await expect(bad).rejects.toMatchObject({
+      status: 400,
+      code: 'request.invalid-body',
+      errors: [{ pointer: '/body/subject' }],
+    });
     await client.refresh();
     expect((await client.api.GET('/_baud/api/v1/users/me')).data?.username).toBe('alice');
     await client.logout();

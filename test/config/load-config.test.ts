@@ -119,7 +119,7 @@ describe('loadConfig', () => {
       'configuration: contentServers.web.restApi.jwtSecret: must not have fewer than 32 characters',
     ],
   ])('rejects %j naming the key', (raw, message) => {
-    expect(() => configFromObject(raw)).toThrow(new ConfigError(message));
+    expect(() => configFromObject(raw)).toThrow(new ConfigError('config.invalid', message));
   });
 
   it('rejects invalid HJSON with the file name', () => {

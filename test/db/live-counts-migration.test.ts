@@ -61,15 +61,29 @@ describeEachDialect('0009-live-counts on an existing board', (dialect) => {
       );
 
       const store = createMessageStore(database, systemClock);
+      const now = new Date().toISOString();
+      const { id: userId } = await database.db
+        .insertInto('users')
+        .values({
+          username: 'reader',
+          usernameKey: 'reader',
+          passwordHash: 'x',
+          createdAt: now,
+          credentialsChangedAt: now,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
       for (const areaTag of ['general', 'files', 'netmail', 'nowhere']) {
         for (const pointer of [-1, 0, 1, 31, 32, 33, 69, 70, 99_999, 100_000, 250_016, 999_999_999, 2_147_483_646]) {
           const expected = EXISTING.filter(
             (message) => message.areaTag === areaTag && !message.isDeleted && message.id > pointer,
           ).length;
-          expect({ areaTag, pointer, count: await store.countLiveAfter(areaTag, pointer) }).toEqual({
+          await store.setPointer(userId, areaTag, pointer, now);
+          const counted = (await store.pointersWithUnread(userId, [areaTag])).get(areaTag);
+          expect({ areaTag, pointer, counted }).toEqual({
             areaTag,
             pointer,
-            count: expected,
+            counted: { lastReadMessageId: pointer, unreadCount: expected },
           });
         }
       }

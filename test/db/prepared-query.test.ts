@@ -14,7 +14,7 @@ describeEachDialect('prepared queries', (dialect) => {
       ['bob', []],
       ['carol', []],
     ] as const) {
-      await test.board.users.createUser({ username, password: 'correct horse battery', groups: [...groups] });
+      await test.board.credentials.createAccount({ username, password: 'correct horse battery', groups: [...groups] });
     }
   });
   afterAll(() => test?.close());
@@ -99,7 +99,11 @@ describe('prepared queries and the SQLite statement cache', () => {
     const test = await createTestBoard('sqlite');
     try {
       const { db } = test.board;
-      await test.board.users.createUser({ username: 'dave', password: 'correct horse battery', groups: ['users'] });
+      await test.board.credentials.createAccount({
+        username: 'dave',
+        password: 'correct horse battery',
+        groups: ['users'],
+      });
       // More distinct statements than the cache keeps: evicted ones are prepared again.
       for (let size = 1; size <= 600; size += 1) {
         const ids = Array.from({ length: size }, (_, index) => index + 1);

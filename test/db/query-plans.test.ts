@@ -1,9 +1,9 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { importMessages } from '../../src/messages/message-import.js';
-import { liveCountAfterParams, liveCountAfterQuery } from '../../src/messages/message-live-counts.js';
+import { pointersWithUnreadQuery } from '../../src/messages/message-live-counts.js';
+import { areaPageQuery, newestAreaPageQuery, threadPageQuery } from '../../src/messages/message-reads.js';
 import { MAX_MESSAGE_ID } from '../../src/messages/message-rules.js';
-import { areaPageQuery, newestAreaPageQuery, threadPageQuery } from '../../src/messages/message-store.js';
 import { linesOf } from '../messages/message-fixture.js';
 import { createTestBoard, describeEachDialect, type TestBoard } from '../support/test-board.js';
 
@@ -155,21 +155,30 @@ describeEachDialect('query plans and statement limits', (dialect) => {
     ['before the first message', 0],
     ['in the middle of the big area', 200 + MESSAGES / 2],
     ['at its last message', 200 + MESSAGES],
+    ['past every id (imported)', MAX_MESSAGE_ID],
   ])('counts the unread messages with the pointer %s by key lookups and at most one block of ids, never the messages after it', async (_where, pointer) => {
-    const { params, nodeCount } = liveCountAfterParams('big', pointer as number);
-    const compiled = liveCountAfterQuery(board.board.db, params, nodeCount).compile();
+    const { userId } = await board.userWithToken(`reader${pointer}`);
+    await board.board.db
+      .insertInto('messagePointers')
+      .values({ userId, areaTag: 'big', lastReadMessageId: pointer, updatedAt: '2026-01-01T00:00:00.000Z' })
+      .execute();
+    const compiled = pointersWithUnreadQuery(board.board.db, dialect, { userId, areaTags: ['big'] }).compile();
     const explain = dialect === 'sqlite' ? 'EXPLAIN QUERY PLAN' : 'EXPLAIN (FORMAT JSON)';
     const { rows } = await board.board.db.executeQuery<Record<string, unknown>>({
       ...compiled,
       sql: `${explain} ${compiled.sql}`,
     });
     if (dialect === 'sqlite') {
-      const searches = rows.map((row) => String(row.detail)).filter((detail) => /^(SEARCH|SCAN) m/.test(detail));
-      expect(new Set(searches)).toEqual(
+      const reads = rows.map((row) => String(row.detail)).filter((detail) => /^(SEARCH|SCAN) /.test(detail));
+      expect(new Set(reads)).toEqual(
         new Set([
-          'SEARCH message_live_counts USING PRIMARY KEY (area_tag=? AND node=?)',
+          'SEARCH message_pointers USING INDEX sqlite_autoindex_message_pointers_1 (user_id=? AND area_tag=?)',
+          // The total and each node the pointer names: lookups of the whole primary key.
+          'SEARCH c USING PRIMARY KEY (area_tag=? AND node=?)',
+          // …summed from the at most 28 rows those lookups found.
+          'SCAN nodes',
           // Bounded on both sides: the ids of the pointer's block.
-          'SEARCH messages USING INDEX messages_area_live (area_tag=? AND id>? AND id<?)',
+          'SEARCH m USING INDEX messages_area_live (area_tag=? AND id>? AND id<?)',
         ]),
       );
       return;
@@ -179,15 +188,20 @@ describeEachDialect('query plans and statement limits', (dialect) => {
       'Index Cond'?: string;
     })[];
     const reads = nodes.filter((node) => node['Relation Name'] !== undefined);
-    expect(reads.filter((node) => node['Relation Name'] === 'message_live_counts')).toHaveLength(nodeCount);
+    // The pointer, the total and one lookup per bit a position may have (27), the pointer's block.
+    expect(reads.map((read) => read['Relation Name']).sort()).toEqual([
+      ...Array.from({ length: 28 }, () => 'message_live_counts'),
+      'message_pointers',
+      'messages',
+    ]);
     for (const read of reads) {
       expect(read['Node Type']).toMatch(/^Index (Only )?Scan$/);
-      if (read['Relation Name'] === 'message_live_counts') {
-        expect(read['Index Cond']).toMatch(/^\(\(area_tag = .+\) AND \(node = .+\)\)$/);
-      } else {
-        expect(read['Relation Name']).toBe('messages');
-        expect(read['Index Cond']).toMatch(/id > .+ AND .*id <= /);
-      }
+      const condition = {
+        message_pointers: /^\(\(user_id = .+\) AND \(area_tag = .+\)\)$/,
+        message_live_counts: /^\(\(area_tag = .+\) AND \(node = .+\)\)$/,
+        messages: /id > .+ AND .*id <= /,
+      }[read['Relation Name'] as string];
+      expect(read['Index Cond']).toMatch(condition as RegExp);
     }
   });
 

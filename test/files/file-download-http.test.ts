@@ -89,6 +89,7 @@ describeEachDialect('file download', (dialect) => {
         title: 'Range Not Satisfiable',
         status: 416,
         detail: "The range is outside the file's 36 bytes.",
+        code: 'file.range-not-satisfiable',
       });
     });
 

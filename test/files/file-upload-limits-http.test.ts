@@ -30,7 +30,7 @@ const MAX_BODY_BYTES = MAX_UPLOAD_BYTES + UPLOAD_ENVELOPE_ALLOWANCE_BYTES;
 const READ_AHEAD_BYTES = 128 * 1024;
 
 /** The problem+json answer of a cut-off upload, and the connection closed after it. */
-function expectCutOff(outcome: RawUploadOutcome, status: number, detail: string): void {
+function expectCutOff(outcome: RawUploadOutcome, status: number, code: string, detail: string): void {
   expect(outcome.status).toBe(status);
   expect(outcome.headers['content-type']).toBe('application/problem+json; charset=utf-8');
   expect(JSON.parse(outcome.body)).toEqual({
@@ -38,6 +38,7 @@ function expectCutOff(outcome: RawUploadOutcome, status: number, detail: string)
     title: STATUS_CODES[status],
     status,
     detail,
+    code,
   });
   expect(outcome.wasClosedByServer).toBe(true);
 }
@@ -93,6 +94,7 @@ describeEachDialect('file upload limits', (dialect) => {
     expectCutOff(
       outcome,
       413,
+      'file.too-large',
       `The upload is larger than ${MAX_BODY_BYTES} bytes (the file limit plus room for the form fields).`,
     );
     expect(outcome.bodyBytesWritten).toBe(0);
@@ -164,7 +166,7 @@ describeEachDialect('file upload limits', (dialect) => {
         }
       },
     );
-    expectCutOff(outcome, 413, `The file is larger than the limit of ${MAX_UPLOAD_BYTES} bytes.`);
+    expectCutOff(outcome, 413, 'file.too-large', `The file is larger than the limit of ${MAX_UPLOAD_BYTES} bytes.`);
     expect(outcome.serverBytesReadAtAnswer).toBeLessThanOrEqual(
       1024 + MAX_UPLOAD_BYTES + head.length + READ_AHEAD_BYTES,
     );
@@ -189,6 +191,7 @@ describeEachDialect('file upload limits', (dialect) => {
     expectCutOff(
       outcome,
       413,
+      'file.too-large',
       `The upload is larger than ${MAX_BODY_BYTES} bytes (the file limit plus room for the form fields).`,
     );
     expect(outcome.serverBytesReadAtAnswer).toBeGreaterThan(MAX_BODY_BYTES);
@@ -274,7 +277,7 @@ describeEachDialect('stalled uploads', (dialect) => {
         answerMs = performance.now();
       },
     );
-    expectCutOff(outcome, 408, 'The upload sent no data for 1 s.');
+    expectCutOff(outcome, 408, 'request.timeout', 'The upload sent no data for 1 s.');
     expect(answerMs - lastByteMs).toBeGreaterThanOrEqual(950);
     expect(storageEntries(board)).toEqual(before);
     const files = await board.app.inject({ method: 'GET', url: `${API}/files/areas/public_files/files` });
@@ -290,7 +293,7 @@ describeEachDialect('stalled uploads', (dialect) => {
       { 'content-type': contentType, 'content-length': 5000, ...user.auth },
       (_write, answered) => answered,
     );
-    expectCutOff(outcome, 408, 'The upload sent no data for 1 s.');
+    expectCutOff(outcome, 408, 'request.timeout', 'The upload sent no data for 1 s.');
     expect(outcome.serverBytesRead).toBeLessThan(1024);
     expect(storageEntries(board)).toEqual(before);
   });

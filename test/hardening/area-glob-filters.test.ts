@@ -32,6 +32,7 @@ describeEachDialect('caller-supplied area globs', (dialect) => {
     title: 'Bad Request',
     status: 400,
     detail: `${pointer} ${GLOB_RULE} (not "${glob}").`,
+    code: 'area.invalid-glob',
     errors: [{ pointer, message: `${GLOB_RULE} (not "${glob}")` }],
   });
 
@@ -101,6 +102,7 @@ describeEachDialect('caller-supplied area globs', (dialect) => {
           title: 'Bad Request',
           status: 400,
           detail: `/query/areas ${message}.`,
+          code: 'area.invalid-glob',
           errors: [{ pointer: '/query/areas', message }],
         },
       },

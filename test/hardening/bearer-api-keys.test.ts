@@ -65,6 +65,7 @@ describeEachDialect('API keys sent as Authorization: Bearer', (dialect) => {
       title: 'Forbidden',
       status: 403,
       detail: "This API key's scope does not allow PUT requests.",
+      code: 'auth.scope-insufficient',
     });
   });
 
@@ -91,6 +92,7 @@ describeEachDialect('API keys sent as Authorization: Bearer', (dialect) => {
       title: 'Unauthorized',
       status: 401,
       detail: 'The API key is unknown or revoked.',
+      code: 'auth.invalid-api-key',
     });
   });
 

@@ -45,7 +45,7 @@ describeEachDialect('logging in to an account whose stored ENiGMA½ hash is past
   afterAll(() => board.close());
 
   it('answers 401 at once to four logins for it, instead of deriving 10,000,000 iterations of a 1,024-byte key', async () => {
-    await board.board.users.createUser({ username: 'heavy', password: 'an argon2 password to replace' });
+    await board.board.credentials.createAccount({ username: 'heavy', password: 'an argon2 password to replace' });
     const hostile = `$enigma-pbkdf2$i=10000000,d=sha512,l=1024$${'ab'.repeat(32)}$${randomBytes(1024).toString('hex')}`;
     await board.board.db.updateTable('users').set({ passwordHash: hostile }).where('username', '=', 'heavy').execute();
     const started = performance.now();

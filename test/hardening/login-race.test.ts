@@ -32,7 +32,8 @@ describeEachDialect('login throttle against parallel guessing over HTTP', (diale
         },
       },
     });
-    for (const username of ['alice', 'bob']) await board.board.users.createUser({ username, password: PASSWORD });
+    for (const username of ['alice', 'bob'])
+      await board.board.credentials.createAccount({ username, password: PASSWORD });
     baseUrl = await listenOnFreePort(board);
   });
   afterAll(() => board.close());

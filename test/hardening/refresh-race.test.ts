@@ -14,7 +14,7 @@ describeEachDialect('parallel refreshes over HTTP', (dialect) => {
   let baseUrl: string;
   beforeAll(async () => {
     board = await createTestBoard(dialect, { config: { database: { poolSize: 10 } } });
-    await board.board.users.createUser({ username: 'alice', password: PASSWORD });
+    await board.board.credentials.createAccount({ username: 'alice', password: PASSWORD });
     baseUrl = await listenOnFreePort(board);
   });
   afterAll(() => board.close());

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { MAX_RANKED_MATCHES } from '../../src/search/relevance.js';
-import { SEARCH_BUDGET } from '../../src/search/search-budget.js';
 import { API, createMessageTestBoard, type MessageTestBoard, seedMessages } from '../messages/message-fixture.js';
 import { describeEachDialect } from '../support/test-board.js';
 
@@ -74,10 +73,9 @@ describeEachDialect('search load', (dialect) => {
       release = resolve;
     });
     // Fill every running and waiting place with searches that last until released.
-    const holders = Array.from({ length: SEARCH_BUDGET.maxRunning + SEARCH_BUDGET.maxWaiting }, () =>
-      budget.run(() => held),
-    );
-    expect([budget.running, budget.waiting]).toEqual([SEARCH_BUDGET.maxRunning, SEARCH_BUDGET.maxWaiting]);
+    const { maxRunning, maxWaiting } = budget.limits;
+    const holders = Array.from({ length: maxRunning + maxWaiting }, () => budget.run(() => held));
+    expect([budget.running, budget.waiting]).toEqual([maxRunning, maxWaiting]);
 
     const refused = await get('/messages/search?q=body+1000');
     expect(refused.statusCode).toBe(503);
@@ -88,6 +86,7 @@ describeEachDialect('search load', (dialect) => {
       title: 'Service Unavailable',
       status: 503,
       detail: 'Too many searches are running on this node; try again shortly.',
+      code: 'search.busy',
     });
     expect((await get('/files/search?q=body')).statusCode).toBe(503);
     expect((await get('/system/info')).statusCode).toBe(200);

@@ -39,6 +39,7 @@ function expectProblem408(response: RawResponse | null): void {
     title: expect.any(String),
     status: 408,
     detail: expect.any(String),
+    code: 'request.timeout',
   });
 }
 

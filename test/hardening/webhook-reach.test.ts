@@ -99,6 +99,7 @@ describeEachDialect('what a webhook delivers', (dialect) => {
       title: 'Forbidden',
       status: 403,
       detail: "Webhooks deliver what their owner may read: this API key's scope needs read as well as write.",
+      code: 'auth.scope-insufficient',
     });
     expect(await board.board.db.selectFrom('webhooks').select('id').execute()).toEqual([]);
 
@@ -122,7 +123,9 @@ describeEachDialect('what a webhook delivers', (dialect) => {
     const { id } = (await createWebhook(stolen)).json() as { id: number };
     const bobs = (await createWebhook(bob, marker.url)).json() as { id: number };
 
-    expect(await board.board.users.setPassword('carol', 'a brand new password')).toEqual({ webhooksDeactivated: 1 });
+    expect(await board.board.credentials.setPassword('carol', 'a brand new password')).toEqual({
+      webhooksDeactivated: 1,
+    });
 
     const sysop = (await board.userWithToken('sysop', { groups: ['sysops'] })).auth;
     expect((await inject('GET', `/webhooks/${id}`, sysop)).json()).toMatchObject({
@@ -154,7 +157,7 @@ describeEachDialect('what a webhook delivers', (dialect) => {
     const claimedUntil = new Date(Date.now() + 3_600_000).toISOString();
     // A sender of another node claims it; the reset lands while that sender is delivering.
     expect(await store.claim(id, 'other-node', now, claimedUntil)).toBe(true);
-    await board.board.users.setPassword('dora', 'a brand new password');
+    await board.board.credentials.setPassword('dora', 'a brand new password');
     const outcome = {
       deliveredThrough: 0,
       attempts: 0,

@@ -63,6 +63,7 @@ describeEachDialect('test deliveries are rate limited per webhook', (dialect) =>
         title: 'Too Many Requests',
         status: 429,
         detail: `Webhook ${id} has had 5 test deliveries in 60 seconds: wait for the next.`,
+        code: 'rate-limit.exceeded',
       });
 
       // Each webhook has its own window.

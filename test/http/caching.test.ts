@@ -256,7 +256,7 @@ describe('contentServers.web.publicCacheSeconds', () => {
     [1.5, 'configuration: contentServers.web.publicCacheSeconds: must be integer'],
   ])('rejects %j naming the key', (seconds, message) => {
     expect(() => configFromObject({ contentServers: { web: { publicCacheSeconds: seconds } } })).toThrow(
-      new ConfigError(message),
+      new ConfigError('config.invalid', message),
     );
   });
 });

@@ -39,7 +39,7 @@ describeEachDialect('ENiGMA½ compatibility mode off (the default)', (dialect) =
   let baudKey: string;
   beforeAll(async () => {
     board = await createTestBoard(dialect);
-    await board.board.users.createUser({ username: 'alice', password: PASSWORD });
+    await board.board.credentials.createAccount({ username: 'alice', password: PASSWORD });
     baudKey = (await board.board.apiKeys.generate('alice', 'bot', 'read,write')).key;
   });
   afterAll(() => board.close());
@@ -53,6 +53,7 @@ describeEachDialect('ENiGMA½ compatibility mode off (the default)', (dialect) =
       title: 'Not Found',
       status: 404,
       detail: `No resource at ${ENIG}/system/info.`,
+      code: 'route.not-found',
     });
   });
 
@@ -73,7 +74,7 @@ describeEachDialect('ENiGMA½ compatibility mode on', (dialect) => {
   let aliceId: number;
   beforeAll(async () => {
     board = await createTestBoard(dialect, { config: COMPAT_CONFIG, clock });
-    aliceId = (await board.board.users.createUser({ username: 'alice', password: PASSWORD })).userId;
+    aliceId = (await board.board.credentials.createAccount({ username: 'alice', password: PASSWORD })).userId;
     await insertImportedApiKey(board, aliceId, ENIGMA_KEYS.readWrite, 'read,write');
     await insertImportedApiKey(board, aliceId, ENIGMA_KEYS.read, 'read');
     await insertImportedApiKey(board, aliceId, ENIGMA_KEYS.revoked, 'read,write', true);

@@ -23,6 +23,7 @@ describeEachDialect('one error path', (dialect) => {
       title: 'Not Found',
       status: 404,
       detail: 'No resource at /_baud/api/v1/nothing/here.',
+      code: 'route.not-found',
     });
   });
 
@@ -117,7 +118,7 @@ describe('error mapping of framework and unexpected errors', () => {
           throw new Error('SELECT secret FROM users -- internal detail');
         });
         api.get('/forbidden', { config }, async () => {
-          throw new ForbiddenError('No.');
+          throw new ForbiddenError('access.denied', 'No.');
         });
       },
       { prefix: '/_baud/api/v1/test' },
@@ -140,6 +141,7 @@ describe('error mapping of framework and unexpected errors', () => {
       title: 'Bad Request',
       status: 400,
       detail: 'The body is not valid JSON.',
+      code: 'request.invalid-json',
     });
   });
 
@@ -198,6 +200,7 @@ describe('error mapping of framework and unexpected errors', () => {
       title: 'Forbidden',
       status: 403,
       detail: 'No.',
+      code: 'access.denied',
     });
   });
 
@@ -210,6 +213,7 @@ describe('error mapping of framework and unexpected errors', () => {
       title: 'Internal Server Error',
       status: 500,
       detail: 'An unexpected error occurred; the request id identifies it in the log.',
+      code: 'server.internal-error',
       instance: response.headers['x-request-id'],
     });
     expect(response.body).not.toContain('SELECT');

@@ -7,8 +7,8 @@ import { createTestBoard, describeEachDialect, type TestBoard } from '../support
 const API = '/_baud/api/v1';
 const PROBLEM = 'application/problem+json; charset=utf-8';
 
-function problem(status: number, title: string, detail: string) {
-  return { type: `${API}/errors/${status}`, title, status, detail };
+function problem(status: number, title: string, detail: string, code: string) {
+  return { type: `${API}/errors/${status}`, title, status, detail, code };
 }
 
 /**
@@ -32,7 +32,7 @@ describeEachDialect('errors raised below the routes', (dialect) => {
     expect(response.headers['content-type']).toBe(PROBLEM);
     expect(response.headers['x-content-type-options']).toBe('nosniff');
     expect(response.json()).toEqual(
-      problem(404, 'Not Found', `No resource at ${`${API}/messages/areas/${tag}`.slice(0, 200)}….`),
+      problem(404, 'Not Found', `No resource at ${`${API}/messages/areas/${tag}`.slice(0, 200)}….`, 'route.not-found'),
     );
   });
 
@@ -41,7 +41,12 @@ describeEachDialect('errors raised below the routes', (dialect) => {
     expect(response.statusCode).toBe(400);
     expect(response.headers['content-type']).toBe(PROBLEM);
     expect(response.json()).toEqual(
-      problem(400, 'Bad Request', 'The URL is not valid: a percent sign must start an escape such as %2F.'),
+      problem(
+        400,
+        'Bad Request',
+        'The URL is not valid: a percent sign must start an escape such as %2F.',
+        'request.invalid-url',
+      ),
     );
   });
 
@@ -55,7 +60,12 @@ describeEachDialect('errors raised below the routes', (dialect) => {
     expect(response.headers['x-content-type-options']).toBe('nosniff');
     expect(response.headers.connection).toBe('close');
     expect(JSON.parse(response.body)).toEqual(
-      problem(431, 'Request Header Fields Too Large', 'The request headers are too large.'),
+      problem(
+        431,
+        'Request Header Fields Too Large',
+        'The request headers are too large.',
+        'request.headers-too-large',
+      ),
     );
   });
 
@@ -63,14 +73,18 @@ describeEachDialect('errors raised below the routes', (dialect) => {
     const response = await rawExchange(port, 'THIS IS NOT HTTP\r\n\r\n');
     expect(response.status).toBe(400);
     expect(response.headers['content-type']).toBe(PROBLEM);
-    expect(JSON.parse(response.body)).toEqual(problem(400, 'Bad Request', 'The request is not valid HTTP.'));
+    expect(JSON.parse(response.body)).toEqual(
+      problem(400, 'Bad Request', 'The request is not valid HTTP.', 'request.invalid-http'),
+    );
   });
 
   it('answers headers that never finish with a 408 problem after the headers timeout', async () => {
     const response = await rawExchange(port, `GET ${API}/system/info HTTP/1.1\r\nHost: x\r\nX-Slow: `);
     expect(response.status).toBe(408);
     expect(response.headers['content-type']).toBe(PROBLEM);
-    expect(JSON.parse(response.body)).toEqual(problem(408, 'Request Timeout', 'The request did not arrive in time.'));
+    expect(JSON.parse(response.body)).toEqual(
+      problem(408, 'Request Timeout', 'The request did not arrive in time.', 'request.timeout'),
+    );
     // headersTimeoutSeconds is 1; the server checks every second, so well under the old 30 s.
     expect(response.closedAfterMs).toBeLessThan(5_000);
   });
@@ -100,7 +114,7 @@ describeEachDialect('errors raised below the routes', (dialect) => {
     expect(answer?.headers['retry-after']).toBe('5');
     expect(answer?.headers.connection).toBe('close');
     expect(answer?.json()).toEqual(
-      problem(503, 'Service Unavailable', 'The board is shutting down; try again shortly.'),
+      problem(503, 'Service Unavailable', 'The board is shutting down; try again shortly.', 'server.shutting-down'),
     );
   });
 });

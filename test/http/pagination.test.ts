@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { createCursorCodec, REMEMBERED_CURSOR_BYTES } from '../../src/db/cursor-codec.js';
 import { pageFromRows } from '../../src/db/keyset.js';
 import { BadRequestError } from '../../src/errors.js';
+import { createCursorCodec, REMEMBERED_CURSOR_BYTES } from '../../src/http/cursor-codec.js';
 import { pageRequestFrom, shouldStripAnsi, wholeListReply } from '../../src/http/pagination.js';
 
 describe('cursor codec', () => {

@@ -84,6 +84,7 @@ describeEachDialect('request parsing', (dialect) => {
           title: 'Bad Request',
           status: 400,
           detail: `The JSON body is nested deeper than ${MAX_JSON_DEPTH} levels.`,
+          code: 'request.json-too-deep',
         });
       }
     });
@@ -275,6 +276,7 @@ describeEachDialect('request parsing', (dialect) => {
           title: 'Request Timeout',
           status: 408,
           detail: 'The request body did not arrive within 1s.',
+          code: 'request.timeout',
         });
         expect(response.closedAfterMs).toBeGreaterThanOrEqual(900);
         expect(response.closedAfterMs).toBeLessThan(5_000);

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { postgresTsvector } from '../../src/db/full-text-index.js';
+import { postgresTsvector } from '../../src/search/full-text-index.js';
 import { indexText } from '../../src/search/search-text.js';
 import { stripAnsi } from '../../src/text/strip-ansi.js';
 import { describeEachDialect } from '../support/test-board.js';

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { MESSAGE_READ_CACHE_MAX_AGE_MS } from '../../src/messages/message-read-cache.js';
 import { describeEachDialect, fakeClock } from '../support/test-board.js';
 import { API, createMessageTestBoard, ESC, type MessageTestBoard, seedMessages, uuidsOf } from './message-fixture.js';
 
@@ -18,7 +19,8 @@ describeEachDialect('remembered answers', (dialect) => {
       { subject: 'Two' },
       { subject: 'Three' },
     ]);
-    await seedMessages(board, 'members', [{ subject: 'For members' }]);
+    await seedMessages(board, 'members', [{ subject: 'For members', body: 'zebra crossing' }]);
+    await seedMessages(board, 'general', [{ subject: 'Everyone', body: 'zebra stripes' }]);
     [uuid] = (await uuidsOf(board, 'general')) as [string];
   });
   afterAll(async () => {
@@ -81,5 +83,36 @@ describeEachDialect('remembered answers', (dialect) => {
     expect(anonymousPage.statusCode).toBe(401);
     expect(anonymousPage.headers['content-type']).toBe('application/problem+json; charset=utf-8');
     expect(anonymousDetail.statusCode).toBe(401);
+  });
+
+  it('answers a search asked again within the second from memory, for each caller from the areas it may read, and shows a post at once', async () => {
+    const search = (headers: Record<string, string>) => get('/messages/search?q=zebra', headers);
+    const subjects = (response: { json: () => unknown }) =>
+      (response.json() as { data: { subject: string }[] }).data.map((found) => found.subject);
+    clock.advance(MESSAGE_READ_CACHE_MAX_AGE_MS);
+    const searchBytes = () => board.board.messageStore.readCacheBytes().searches;
+    expect(searchBytes()).toBe(0);
+
+    const first = await search(board.alice.auth);
+    const second = await search(board.alice.auth);
+    // Kept from the second asking: the third is answered with the very bytes and tag made then.
+    expect(searchBytes()).toBeGreaterThan(0);
+    const third = await search(board.alice.auth);
+    expect(subjects(first)).toEqual(['Everyone', 'For members']);
+    expect([second.body, third.body]).toEqual([first.body, first.body]);
+    expect(third.headers.etag).toBe(second.headers.etag);
+
+    // An anonymous caller may not read members: the same search is another page for it.
+    for (let asked = 0; asked < 3; asked += 1) expect(subjects(await search({}))).toEqual(['Everyone']);
+    expect(subjects(await search(board.alice.auth))).toEqual(['Everyone', 'For members']);
+
+    const posted = await board.app.inject({
+      method: 'POST',
+      url: `${API}/messages/areas/general/messages`,
+      headers: { ...board.alice.auth, 'content-type': 'application/json' },
+      payload: { subject: 'Newcomer', message: 'a zebra arrives' },
+    });
+    expect(posted.statusCode).toBe(201);
+    expect(subjects(await search(board.alice.auth))).toEqual(['Newcomer', 'Everyone', 'For members']);
   });
 });

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { findMessages, type MessageSearch } from '../../src/messages/message-search-index.js';
+import { findMessages, type MessageSearch } from '../../src/messages/message-search-store.js';
 import type { WordShares } from '../../src/search/match-share.js';
 import { relevanceScore } from '../../src/search/relevance.js';
 import { parseSearchQuery, type SearchQuery } from '../../src/search/search-query.js';

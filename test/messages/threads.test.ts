@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { importMessages } from '../../src/messages/message-import.js';
-import { findMessages } from '../../src/messages/message-search-index.js';
+import { findMessages } from '../../src/messages/message-search-store.js';
 import { MAX_THREAD_DEPTH } from '../../src/messages/message-thread.js';
 import { parseSearchQuery } from '../../src/search/search-query.js';
 import { openDatabaseAt } from '../support/database-at-migration.js';

@@ -90,7 +90,7 @@ describeEachDialect('metrics', (dialect) => {
     ).statusCode;
 
   it('counts refused and throttled logins, and live sessions', async () => {
-    await board.board.users.createUser({ username: 'metered', password: PASSWORD });
+    await board.board.credentials.createAccount({ username: 'metered', password: PASSWORD });
     const before = await scrape();
     const failuresBefore = sample(before, 'baud_login_failures_total') ?? 0;
     expect(await loginStatus(PASSWORD, '192.0.2.1')).toBe(200);

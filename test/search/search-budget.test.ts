@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ServiceUnavailableError } from '../../src/errors.js';
-import { createSearchBudget } from '../../src/search/search-budget.js';
+import { createSearchBudget, SEARCH_BUDGET, searchBudgetLimitsFor } from '../../src/search/search-budget.js';
 
 /** A search the test finishes by hand. */
 function heldSearch() {
@@ -12,6 +12,13 @@ function heldSearch() {
 }
 
 describe('search budget', () => {
+  it('runs two searches at once on SQLite (they hold the event loop) and on PostgreSQL every pooled connection but two', () => {
+    expect(searchBudgetLimitsFor('sqlite', 10)).toEqual(SEARCH_BUDGET);
+    expect(searchBudgetLimitsFor('postgres', 10)).toEqual({ ...SEARCH_BUDGET, maxRunning: 8 });
+    expect(searchBudgetLimitsFor('postgres', 40)).toEqual({ ...SEARCH_BUDGET, maxRunning: 38 });
+    expect(searchBudgetLimitsFor('postgres', 2)).toEqual({ ...SEARCH_BUDGET, maxRunning: 1 });
+  });
+
   afterEach(() => {
     vi.useRealTimers();
   });

@@ -153,7 +153,7 @@ export async function createTestBoard(dialect: Dialect, options: TestBoardOption
     dir,
     databaseUrl,
     async userWithToken(username, userOptions = {}) {
-      const user = await board.users.createUser({
+      const user = await board.credentials.createAccount({
         username,
         password: userOptions.password ?? 'correct horse battery',
         groups: userOptions.groups ?? [],

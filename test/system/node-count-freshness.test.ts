@@ -16,7 +16,7 @@ describeEachDialect('nodeCount across nodes sharing a database', (dialect) => {
   beforeAll(async () => {
     nodeA = await createTestBoard(dialect, { clock });
     nodeB = await openBoard(nodeA.config, { clock });
-    await nodeA.board.users.createUser({ username: 'alice', password: 'correct horse battery' });
+    await nodeA.board.credentials.createAccount({ username: 'alice', password: 'correct horse battery' });
   });
   afterAll(async () => {
     await nodeB?.close();

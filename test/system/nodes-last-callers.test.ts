@@ -10,7 +10,7 @@ describeEachDialect('nodes and last callers', (dialect) => {
   beforeAll(async () => {
     board = await createTestBoard(dialect, { clock });
     for (const username of ['alice', 'bob', 'carol']) {
-      await board.board.users.createUser({ username, password: PASSWORD });
+      await board.board.credentials.createAccount({ username, password: PASSWORD });
     }
     await board.board.db
       .updateTable('users')
@@ -168,7 +168,7 @@ describeEachDialect('node list bound', (dialect) => {
         contentServers: { web: { restApi: { maxSessionsPerUser: 1000, system: { public: { nodes: true } } } } },
       },
     });
-    await board.board.users.createUser({ username: 'alice', password: PASSWORD });
+    await board.board.credentials.createAccount({ username: 'alice', password: PASSWORD });
     for (let index = 0; index < 105; index += 1) {
       clock.advance(1000);
       const connectedAt = clock.now().toISOString();

@@ -110,6 +110,7 @@ describeEachDialect('profile routes', (dialect) => {
         title: 'Bad Request',
         status: 400,
         detail: `body/${field} must be at most ${max} characters`,
+        code: 'request.invalid-body',
         errors: [{ pointer: `/body/${field}`, message: `must be at most ${max} characters` }],
       });
       // Nothing half-applied: the previous value stays.

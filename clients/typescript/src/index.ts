@@ -1,5 +1,5 @@
 import createClient, { type Client, type Middleware } from 'openapi-fetch';
-import type { paths } from './schema.js';
+import type { components, paths } from './schema.js';
 
 export type { components, operations, paths } from './schema.js';
 
@@ -12,10 +12,14 @@ export interface ProblemField {
   readonly message: string;
 }
 
+/** What went wrong, for branching on: docs/api-notes.md "Problem codes" lists every code. */
+export type ProblemCode = components['schemas']['ProblemCode'];
+
 /**
- * An answer of status 400 or more: the server's RFC 7807 problem, as an exception. `status`
- * says what kind (401 log in, 403 not allowed, 404, 409, 413, 415, 429 …); `errors` name the
- * fields of a 400; `retryAfterSeconds` comes with 429 and 503.
+ * An answer of status 400 or more: the server's RFC 7807 problem, as an exception. `code` says
+ * what went wrong (`message.area-not-found`; null when the answer is no problem of baud's, such
+ * as a proxy's error page); `status` what kind (401 log in, 403 not allowed, 404, 409, 413, 415,
+ * 429 …); `errors` name the fields of a 400; `retryAfterSeconds` comes with 429 and 503.
  */
 export class BaudProblem extends Error {
   override readonly name = 'BaudProblem';
@@ -26,6 +30,7 @@ export class BaudProblem extends Error {
     readonly detail: string,
     readonly errors: readonly ProblemField[],
     readonly retryAfterSeconds: number | null,
+    readonly code: ProblemCode | null,
   ) {
     super(`${status} ${title}: ${detail}`);
   }
@@ -87,6 +92,7 @@ async function problemOf(response: Response): Promise<BaudProblem> {
     title: string;
     detail: string;
     errors: ProblemField[];
+    code: ProblemCode;
   }>;
   return new BaudProblem(
     response.status,
@@ -95,6 +101,7 @@ async function problemOf(response: Response): Promise<BaudProblem> {
     body.detail ?? '',
     body.errors ?? [],
     Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : null,
+    body.code ?? null,
   );
 }
 

@@ -1,5 +1,5 @@
 import type { ColumnDefinitionBuilder, Kysely, Migration } from 'kysely';
-import type { Dialect } from '../database.js';
+import type { Dialect } from './dialect.js';
 
 /**
  * The board's tables. Listing indexes lead with the area column and end with the id so that

@@ -1,5 +1,5 @@
 import { type Kysely, type Migration, sql } from 'kysely';
-import type { Dialect } from '../database.js';
+import type { Dialect } from './dialect.js';
 
 /**
  * Threads: each message's thread root and its place in the thread (`threadPath`, see

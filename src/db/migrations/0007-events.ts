@@ -1,5 +1,5 @@
 import type { ColumnDefinitionBuilder, Kysely, Migration } from 'kysely';
-import type { Dialect } from '../database.js';
+import type { Dialect } from './dialect.js';
 
 /**
  * The event log and webhooks. `events` is the durable log every stream and webhook reads: one

@@ -1,5 +1,5 @@
 import { type Kysely, type Migration, sql } from 'kysely';
-import type { Dialect } from '../database.js';
+import type { Dialect } from './dialect.js';
 
 /** Message ids a backfill statement reads at a time. */
 const IDS_PER_BATCH = 100_000;

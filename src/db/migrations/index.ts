@@ -1,5 +1,4 @@
 import type { Migration } from 'kysely';
-import type { Dialect } from '../database.js';
 import { initialMigration } from './0001-initial.js';
 import { loginAttemptsMigration } from './0002-login-attempts.js';
 import { newScanMigration } from './0003-new-scan.js';
@@ -10,6 +9,7 @@ import { eventsMigration } from './0007-events.js';
 import { oneAreaIndexMigration } from './0008-one-area-index.js';
 import { liveCountsMigration } from './0009-live-counts.js';
 import { webhookTestWindowMigration } from './0010-webhook-test-window.js';
+import type { Dialect } from './dialect.js';
 
 /**
  * Every migration, in order. Names are zero-padded so they sort; never rename or edit a

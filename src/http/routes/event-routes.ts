@@ -4,17 +4,13 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Board } from '../../board.js';
-import { BadRequestError, TooManyRequestsError, UnauthorizedError } from '../../errors.js';
-import { checkEventFilter, commaList, compileEventFilter } from '../../events/event-filter.js';
 import { EVENT_TYPES } from '../../events/event-log.js';
-import { openEventStream, type StreamSink, sseFrame } from '../../events/event-stream.js';
-import type { LiveEvents } from '../../events/live-events.js';
+import { type StreamSink, sseFrame } from '../../events/event-stream.js';
+import type { EventStreamService } from '../../events/event-stream-service.js';
 import { ProblemResponses, USER_CARD_EXAMPLE } from '../schemas.js';
 
 /** A stream that ended waits this long for its client to take what is left, then the connection goes. */
 const END_GRACE_MS = 10_000;
-/** Seconds a client over a stream limit is told to wait. */
-const RETRY_AFTER_SECONDS = 10;
 
 const EventsQuery = Type.Object({
   types: Type.Optional(
@@ -41,22 +37,9 @@ const EventsHeaders = Type.Object({
   ),
 });
 
-/** `Last-Event-ID` as an event id; anything else is a 400. */
-function lastEventIdOf(header: string | undefined): number | null {
-  if (header === undefined || header.trim() === '') return null;
-  const id = Number(header.trim());
-  if (!/^\d+$/.test(header.trim()) || !Number.isSafeInteger(id)) {
-    throw new BadRequestError('Last-Event-ID must be an event id (a non-negative integer).', [
-      { pointer: '/headers/last-event-id', message: 'must be a non-negative integer' },
-    ]);
-  }
-  return id;
-}
-
 /** `GET /events`: the live event stream (docs/api-notes.md "Live events"). */
-export function registerEventRoutes(fastify: FastifyInstance, board: Board, live: LiveEvents): void {
+export function registerEventRoutes(fastify: FastifyInstance, board: Board, eventStreams: EventStreamService): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const { heartbeatSeconds } = board.config.events;
 
   app.get(
     '/events',
@@ -91,60 +74,21 @@ export function registerEventRoutes(fastify: FastifyInstance, board: Board, live
       },
     },
     async (request, reply) => {
-      const filter = checkEventFilter(commaList(request.query.types), commaList(request.query.areas), {
-        types: '/query/types',
-        areas: '/query/areas',
-      });
-      const lastEventId = lastEventIdOf(request.headers['last-event-id']);
       const { caller, credential } = request;
-      const owner = caller.kind === 'user' ? `user:${caller.user.id}` : `address:${request.ip}`;
-      const place = live.streams.reserve(owner);
-      if (place === 'owner') {
-        throw new TooManyRequestsError(
-          `You have ${board.config.events.maxStreamsPerUser} event streams open already: close one first.`,
-          RETRY_AFTER_SECONDS,
-        );
-      }
-      if (place === 'node') {
-        throw new TooManyRequestsError(
-          'This node follows as many event streams as it can: try again later.',
-          RETRY_AFTER_SECONDS,
-        );
-      }
-
-      try {
-        await live.hub.start();
-      } catch (error) {
-        place();
-        throw error;
-      }
       const body = new PassThrough();
-      const stream = await openEventStream(
-        { hub: live.hub, log: board.events, mayCallerSee: board.mayCallerSee, clock: board.clock },
+      const stream = await eventStreams.open(
         {
           caller,
-          recheckCaller:
-            credential === null
-              ? null
-              : () =>
-                  board.callers.resolve(credential, { isSecure: caller.isSecure }).catch((error: unknown) => {
-                    if (error instanceof UnauthorizedError) return null;
-                    throw error;
-                  }),
-          accepts: compileEventFilter(filter),
-          lastEventId,
-          heartbeatMs: heartbeatSeconds * 1000,
-          sink: responseSink(body, reply.raw),
+          recheckCaller: credential && (() => board.callers.resolve(credential, { isSecure: caller.isSecure })),
+          clientAddress: request.ip,
+          types: request.query.types,
+          areas: request.query.areas,
+          lastEventId: request.headers['last-event-id'],
         },
+        responseSink(body, reply.raw),
       );
-      live.streams.add(stream);
-      const finish = () => {
-        stream.close();
-        live.streams.remove(stream);
-        place();
-      };
-      request.raw.on('close', finish);
-      body.on('close', finish);
+      request.raw.on('close', stream.close);
+      body.on('close', stream.close);
       return reply
         .header('content-type', 'text/event-stream; charset=utf-8')
         .header('cache-control', 'no-store')

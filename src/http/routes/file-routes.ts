@@ -10,6 +10,7 @@ import { contentTypeForFileName } from '../../files/file-name.js';
 import { areaFileListId, fileSearchListId, UPLOAD_FIELD_NAMES, type UploadPart } from '../../files/file-service.js';
 import { apiMountOf } from '../api-prefix.js';
 import { isMultipartFormData } from '../content-type.js';
+import type { CursorCodec } from '../cursor-codec.js';
 import { attachmentDisposition, ifNoneMatchHits, rangeOutcome } from '../download-headers.js';
 import {
   ListEnvelope,
@@ -208,6 +209,7 @@ function multipartUpload(request: FastifyRequest, guard: UploadBodyGuard) {
       const code = (error as { code?: unknown } | null)?.code;
       if (typeof code === 'string' && SHAPE_ERROR_CODES.has(code)) {
         return new BadRequestError(
+          'file.invalid-upload',
           'The multipart body must hold one "file" part and at most the desc and hashTags fields.',
         );
       }
@@ -220,7 +222,7 @@ function multipartUpload(request: FastifyRequest, guard: UploadBodyGuard) {
           (lastFile !== null && lastFile.errored !== null) ||
           code === 'ERR_STREAM_PREMATURE_CLOSE');
       if (isParserError) {
-        return new BadRequestError('The multipart body is malformed or incomplete.');
+        return new BadRequestError('file.invalid-upload', 'The multipart body is malformed or incomplete.');
       }
       return error;
     },
@@ -233,8 +235,11 @@ function multipartUpload(request: FastifyRequest, guard: UploadBodyGuard) {
  * `fileBase.maxUploadBytes` and the upload body guard, not by the JSON `bodyLimit` — exists
  * only here.
  */
-export async function fileRoutes(parent: FastifyInstance, options: { board: Board }): Promise<void> {
-  const { board } = options;
+export async function fileRoutes(
+  parent: FastifyInstance,
+  options: { board: Board; cursors: CursorCodec },
+): Promise<void> {
+  const { board, cursors } = options;
   const app = parent.withTypeProvider<TypeBoxTypeProvider>();
   const sendAreaPage = listPageSender();
   const sendSearchPage = listPageSender();
@@ -302,7 +307,7 @@ export async function fileRoutes(parent: FastifyInstance, options: { board: Boar
     },
     async (request, reply) => {
       const { query } = request;
-      const paging = { list: fileSearchListId(query), cursors: board.cursors };
+      const paging = { list: fileSearchListId(query), cursors };
       return sendSearchPage(request, reply, paging, (page, shouldStrip) =>
         board.searchBudget.run(() => board.files.searchFiles(request.caller, query, page, shouldStrip)),
       );
@@ -323,7 +328,7 @@ export async function fileRoutes(parent: FastifyInstance, options: { board: Boar
     },
     async (request, reply) => {
       const { areaTag } = request.params;
-      const paging = { list: areaFileListId(areaTag), cursors: board.cursors };
+      const paging = { list: areaFileListId(areaTag), cursors };
       return sendAreaPage(request, reply, paging, (page, shouldStrip) =>
         board.files.listAreaFiles(request.caller, areaTag, page, shouldStrip),
       );
@@ -354,7 +359,10 @@ export async function fileRoutes(parent: FastifyInstance, options: { board: Boar
       preParsing: async (request, _reply, payload) => {
         board.files.assertCanUpload(request.caller, (request.params as { areaTag: string }).areaTag);
         if (!isMultipartFormData(request.headers['content-type'])) {
-          throw new UnsupportedMediaTypeError('Upload with Content-Type multipart/form-data.');
+          throw new UnsupportedMediaTypeError(
+            'request.unsupported-media-type',
+            'Upload with Content-Type multipart/form-data.',
+          );
         }
         if (Number(request.headers['content-length']) > uploadBodyLimits.maxBytes) {
           throw uploadBodyTooLarge(uploadBodyLimits.maxBytes);
@@ -445,7 +453,11 @@ export async function fileRoutes(parent: FastifyInstance, options: { board: Boar
         file.byteSize,
       );
       if (outcome.kind === 'unsatisfiable') {
-        throw new RangeNotSatisfiableError(`The range is outside the file's ${file.byteSize} bytes.`, file.byteSize);
+        throw new RangeNotSatisfiableError(
+          'file.range-not-satisfiable',
+          `The range is outside the file's ${file.byteSize} bytes.`,
+          file.byteSize,
+        );
       }
       const range = outcome.kind === 'partial' ? outcome.range : undefined;
       const stream = await board.files.openContent(file, range, request.log);

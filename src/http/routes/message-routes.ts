@@ -4,6 +4,7 @@ import { Type } from 'typebox';
 import type { Board } from '../../board.js';
 import { areaMessageListId, messageSearchListId, threadListId } from '../../messages/message-service.js';
 import { apiMountOf } from '../api-prefix.js';
+import type { CursorCodec } from '../cursor-codec.js';
 import {
   ListEnvelope,
   ListQuery,
@@ -239,7 +240,7 @@ const READ = { access: 'public' } as const;
  * DELETE: the message service (through `board.access`) answers 404 / 401 / 403 per area, so an
  * unknown or blocked area is 404 whoever asks.
  */
-export function registerMessageRoutes(fastify: FastifyInstance, board: Board): void {
+export function registerMessageRoutes(fastify: FastifyInstance, board: Board, cursors: CursorCodec): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { messages } = board;
   const sendAreaPage = listPageSender();
@@ -311,7 +312,7 @@ export function registerMessageRoutes(fastify: FastifyInstance, board: Board): v
       const { areaTag } = request.params;
       const { order = 'oldest', unread } = request.query;
       const listing = { order, unreadOnly: unread === 'true' || unread === '1' };
-      const paging = { list: areaMessageListId(areaTag, order), cursors: board.cursors };
+      const paging = { list: areaMessageListId(areaTag, order), cursors };
       return sendAreaPage(request, reply, paging, (page, shouldStrip) =>
         messages.listAreaMessages(request.caller, areaTag, page, shouldStrip, listing),
       );
@@ -335,7 +336,7 @@ export function registerMessageRoutes(fastify: FastifyInstance, board: Board): v
     },
     async (request, reply) => {
       const { query } = request;
-      const paging = { list: messageSearchListId(query), cursors: board.cursors };
+      const paging = { list: messageSearchListId(query), cursors };
       return sendSearchPage(request, reply, paging, (page, shouldStrip) =>
         board.searchBudget.run(() => messages.searchMessages(request.caller, query, page, shouldStrip)),
       );
@@ -433,7 +434,7 @@ export function registerMessageRoutes(fastify: FastifyInstance, board: Board): v
     },
     async (request, reply) => {
       const { uuid } = request.params;
-      const paging = { list: threadListId(uuid), cursors: board.cursors };
+      const paging = { list: threadListId(uuid), cursors };
       return sendThreadPage(request, reply, paging, (page, shouldStrip) =>
         messages.getThread(request.caller, uuid, page, shouldStrip),
       );

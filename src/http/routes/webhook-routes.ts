@@ -6,6 +6,7 @@ import type { Board } from '../../board.js';
 import { EVENT_TYPES } from '../../events/event-log.js';
 import { TEST_DELIVERIES_PER_WINDOW, TEST_WINDOW_SECONDS } from '../../webhooks/webhook-service.js';
 import { apiMountOf } from '../api-prefix.js';
+import type { CursorCodec } from '../cursor-codec.js';
 import { ListEnvelope, ListQuery, listPageSender } from '../pagination.js';
 import { ProblemResponses } from '../schemas.js';
 
@@ -130,7 +131,7 @@ const PatchBody = Type.Object(
 const IdParams = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }) });
 
 /** Webhooks (docs/api-notes.md "Webhooks"): owners manage their own, sysops all. */
-export function registerWebhookRoutes(fastify: FastifyInstance, board: Board): void {
+export function registerWebhookRoutes(fastify: FastifyInstance, board: Board, cursors: CursorCodec): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { webhooks } = board;
   const sendWebhookPage = listPageSender();
@@ -171,9 +172,7 @@ export function registerWebhookRoutes(fastify: FastifyInstance, board: Board): v
       },
     },
     async (request, reply) =>
-      sendWebhookPage(request, reply, { list: 'webhooks', cursors: board.cursors }, (page) =>
-        webhooks.list(request.caller, page),
-      ),
+      sendWebhookPage(request, reply, { list: 'webhooks', cursors }, (page) => webhooks.list(request.caller, page)),
   );
 
   app.get(
@@ -255,11 +254,8 @@ export function registerWebhookRoutes(fastify: FastifyInstance, board: Board): v
       },
     },
     async (request, reply) =>
-      sendDeliveryPage(
-        request,
-        reply,
-        { list: `webhook-deliveries:${request.params.id}`, cursors: board.cursors },
-        (page) => webhooks.deliveries(request.caller, request.params.id, page),
+      sendDeliveryPage(request, reply, { list: `webhook-deliveries:${request.params.id}`, cursors }, (page) =>
+        webhooks.deliveries(request.caller, request.params.id, page),
       ),
   );
 }

@@ -87,8 +87,8 @@ async function furnish(board: TestBoard, clock: ReturnType<typeof fakeClock>): P
   const alice = await board.userWithToken('alice', { groups: ['users'] });
   const bob = await board.userWithToken('bob', { groups: ['users'] });
   const sysop = await board.userWithToken('sysop', { groups: ['sysops', 'users'] });
-  await board.board.users.createUser({ username: 'carol', password: PASSWORD, groups: ['users'] });
-  await board.board.users.createUser({ username: 'dave', password: PASSWORD, groups: ['users'] });
+  await board.board.credentials.createAccount({ username: 'carol', password: PASSWORD, groups: ['users'] });
+  await board.board.credentials.createAccount({ username: 'dave', password: PASSWORD, groups: ['users'] });
   const readKey = await board.board.apiKeys.generate('alice', 'fuzz read', 'read');
   const writeKey = await board.board.apiKeys.generate('bob', 'fuzz read,write', 'read,write');
   const revokedKey = await board.board.apiKeys.generate('bob', 'fuzz revoked', 'read,write');

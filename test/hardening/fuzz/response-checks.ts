@@ -1,4 +1,5 @@
 import { STATUS_CODES } from 'node:http';
+import { ERROR_CODES } from '../../../src/errors.js';
 import type { FuzzCase } from './fuzz-case.js';
 
 /**
@@ -71,6 +72,10 @@ function problemViolations(response: ResponseView, apiPrefix: string): Violation
   if (problem.type !== `${apiPrefix}/errors/${status}`)
     fail('type member wrong', `type ${JSON.stringify(problem.type)}`);
   if (typeof problem.detail !== 'string') fail('detail missing', `detail ${JSON.stringify(problem.detail)}`);
+  const entry = Object.hasOwn(ERROR_CODES, String(problem.code))
+    ? ERROR_CODES[problem.code as keyof typeof ERROR_CODES]
+    : undefined;
+  if (entry?.status !== status) fail('code unknown or of another status', `code ${JSON.stringify(problem.code)}`);
   return violations;
 }
 

@@ -93,7 +93,8 @@ export function createHardeningBoard(dialect: Dialect, config: Record<string, un
     async addUsers(users) {
       const board = await openBoard(loadConfig({ configPath }));
       try {
-        for (const user of users) await board.users.createUser({ username: user.username, password: user.password });
+        for (const user of users)
+          await board.credentials.createAccount({ username: user.username, password: user.password });
       } finally {
         await board.close();
       }

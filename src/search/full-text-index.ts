@@ -1,52 +1,31 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import { CompiledQuery, type RawBuilder, sql } from 'kysely';
 import type { Clock } from '../clock.js';
-import type { WordShares } from '../search/match-share.js';
-import { ID_SPAN, RELEVANCE_SCALE, relevanceScore } from '../search/relevance.js';
-import {
-  positiveTerms,
-  type SearchQuery,
-  type SearchTerm,
-  toFts5Match,
-  toPostgresTsquery,
-} from '../search/search-query.js';
-import { indexText, searchTokens, tokenisesAlikeInSqlite } from '../search/search-text.js';
+import type { Dialect, Executor } from '../db/database.js';
 import { stripAnsi } from '../text/strip-ansi.js';
-import type { Dialect, Executor } from './database.js';
+import type { WordShares } from './match-share.js';
+import { ID_SPAN, RELEVANCE_SCALE, relevanceScore } from './relevance.js';
+import { positiveTerms, type SearchQuery, type SearchTerm, toFts5Match, toPostgresTsquery } from './search-query.js';
+import { indexText, searchTokens, tokenisesAlikeInSqlite } from './search-text.js';
 
 /**
  * The full-text indexes (messages, files): one row per document, keyed by its id. An FTS5
  * table on SQLite (contentless: it stores the index only, no second copy of the text), a
  * `tsvector` with a GIN index on PostgreSQL. Both are fed the same words — our tokens
- * (src/search/search-text.ts) — so the one query language answers alike on either database.
+ * (search-text.ts) — so the one query language answers alike on either database.
  */
 export type FullTextIndex = 'message_search' | 'file_search';
 
-/** PostgreSQL: the key column of each index and the table its documents live in. */
-const POSTGRES_KEYS: Readonly<Record<FullTextIndex, { column: string; owner: string }>> = {
-  message_search: { column: 'message_id', owner: 'messages' },
-  file_search: { column: 'file_id', owner: 'files' },
+/** PostgreSQL: the key column of each index, which holds its document's id. */
+const POSTGRES_KEY_COLUMNS: Readonly<Record<FullTextIndex, string>> = {
+  message_search: 'message_id',
+  file_search: 'file_id',
 };
 
 export interface IndexedDocument {
   readonly id: number;
   /** Its searchable texts, in order (ANSI colour codes are stripped here: they are not words). */
   readonly fields: readonly string[];
-}
-
-/** Creates an index (a migration's work). */
-export async function createFullTextIndex(db: Executor, dialect: Dialect, index: FullTextIndex): Promise<void> {
-  if (dialect === 'postgres') {
-    const { column, owner } = POSTGRES_KEYS[index];
-    await sql`CREATE TABLE ${sql.table(index)} (
-      ${sql.ref(column)} integer PRIMARY KEY REFERENCES ${sql.table(owner)} (id) ON DELETE CASCADE,
-      document tsvector NOT NULL)`.execute(db);
-    await sql`CREATE INDEX ${sql.id(`${index}_document`)} ON ${sql.table(index)} USING gin (document)`.execute(db);
-  } else {
-    // Contentless (the text is in the owner's table), deletable by rowid = the document's id.
-    await sql`CREATE VIRTUAL TABLE ${sql.table(index)} USING fts5(
-      text, content = '', contentless_delete = 1, tokenize = 'unicode61 remove_diacritics 0')`.execute(db);
-  }
 }
 
 /**
@@ -126,7 +105,7 @@ function insertStatement(dialect: Dialect, index: FullTextIndex, rows: number): 
     ).join(', ');
     text =
       dialect === 'postgres'
-        ? `INSERT INTO "${index}" ("${POSTGRES_KEYS[index].column}", document) VALUES ${values}`
+        ? `INSERT INTO "${index}" ("${POSTGRES_KEY_COLUMNS[index]}", document) VALUES ${values}`
         : `INSERT INTO "${index}" (rowid, text) VALUES ${values}`;
     insertStatements.set(key, text);
   }
@@ -150,7 +129,7 @@ export async function addToIndex(
 
 /** Takes a document out of an index. */
 export async function removeFromIndex(db: Executor, dialect: Dialect, index: FullTextIndex, id: number): Promise<void> {
-  const key = dialect === 'postgres' ? sql.ref(POSTGRES_KEYS[index].column) : sql.ref('rowid');
+  const key = dialect === 'postgres' ? sql.ref(POSTGRES_KEY_COLUMNS[index]) : sql.ref('rowid');
   await sql`DELETE FROM ${sql.table(index)} WHERE ${key} = ${id}`.execute(db);
 }
 
@@ -217,7 +196,7 @@ export async function indexMatch(
   query: SearchQuery,
 ): Promise<{ readonly condition: RawBuilder<unknown>; readonly id: RawBuilder<unknown> } | null> {
   if (dialect === 'sqlite') return { condition: sql`s.text MATCH ${toFts5Match(query)}`, id: sql.ref('s.rowid') };
-  const column = POSTGRES_KEYS[index].column;
+  const column = POSTGRES_KEY_COLUMNS[index];
   const id = sql.ref(`s.${column}`);
   const tsquery = sql`to_tsquery('simple', ${toPostgresTsquery(query)})`;
   const { rows } = await sql<Record<string, number>>`

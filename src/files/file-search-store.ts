@@ -1,8 +1,11 @@
 import { sql } from 'kysely';
 import type { Dialect, Executor } from '../db/database.js';
-import { addToIndex, indexMatch, relevanceSortKey, removeFromIndex } from '../db/full-text-index.js';
+import { addToIndex, indexMatch, relevanceSortKey, removeFromIndex } from '../search/full-text-index.js';
 import { MAX_RANKED_MATCHES } from '../search/relevance.js';
 import type { SearchOrder, SearchQuery } from '../search/search-query.js';
+
+// Every query of the file search index (`file_search`): keeping it in step with the files, in the
+// transactions that change them, and finding files in it.
 
 /** What the file index holds of a file: its name, descriptions and hash tags. */
 export interface IndexedFile {
@@ -28,26 +31,6 @@ export function indexFiles(db: Executor, dialect: Dialect, files: readonly Index
 /** Takes a removed file out of the index. */
 export function unindexFile(db: Executor, dialect: Dialect, fileId: number) {
   return removeFromIndex(db, dialect, 'file_search', fileId);
-}
-
-/** Indexes every file already stored (the migration that adds file search). */
-export async function indexAllFiles(db: Executor, dialect: Dialect): Promise<number> {
-  let indexed = 0;
-  let afterId = 0;
-  for (;;) {
-    const { rows } = await sql<{ id: number; fileName: string; desc: string; descLong: string; hashTags: string }>`
-      SELECT id, file_name, "desc", desc_long, hash_tags FROM files WHERE id > ${afterId} ORDER BY id LIMIT 1000`.execute(
-      db,
-    );
-    if (rows.length === 0) return indexed;
-    await indexFiles(
-      db,
-      dialect,
-      rows.map((row) => ({ ...row, hashTags: JSON.parse(row.hashTags) as string[] })),
-    );
-    indexed += rows.length;
-    afterId = rows[rows.length - 1]?.id ?? afterId;
-  }
 }
 
 /** A file a search found, and its key in the search's order. */

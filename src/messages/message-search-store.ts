@@ -1,10 +1,24 @@
 import { type RawBuilder, sql } from 'kysely';
-import type { Dialect, Executor } from '../db/database.js';
-import { addToIndex, clearIndex, indexMatch, relevanceSortKey, removeFromIndex } from '../db/full-text-index.js';
+import type { Clock } from '../clock.js';
+import type { Database, Dialect, Executor } from '../db/database.js';
+import { pageFromRows, rowsToFetch } from '../db/keyset.js';
+import type { Page, PageRequest } from '../page.js';
+import {
+  addToIndex,
+  clearIndex,
+  createWordShareReader,
+  indexMatch,
+  mergePendingEntries,
+  relevanceSortKey,
+  removeFromIndex,
+} from '../search/full-text-index.js';
 import { estimatedMatchShare, type WordShares } from '../search/match-share.js';
 import { MAX_RANKED_MATCHES } from '../search/relevance.js';
 import { type SearchOrder, type SearchQuery, toPostgresTsquery } from '../search/search-query.js';
-import type { MessageSummary } from './message-store.js';
+import type { MessageSummary } from './message-reads.js';
+
+// Every query of the message search index (`message_search`): keeping it in step with the live
+// messages, in the transactions that change them, and finding messages in it.
 
 /** What the message index holds of a message: its subject and body. */
 export interface IndexedMessage {
@@ -26,11 +40,6 @@ export function indexMessages(db: Executor, dialect: Dialect, messages: readonly
 /** Takes a deleted message out of the index. */
 export function unindexMessage(db: Executor, dialect: Dialect, messageId: number) {
   return removeFromIndex(db, dialect, 'message_search', messageId);
-}
-
-/** Empties the index (before a rebuild). */
-export function clearMessageIndex(db: Executor) {
-  return clearIndex(db, 'message_search');
 }
 
 /**
@@ -84,9 +93,13 @@ export interface MessageSearch {
 
 export type MessageSearchFilters = Omit<MessageSearch, 'sort' | 'beforeKey' | 'bound' | 'limit'>;
 
-/** A message a search found: its summary, its body (for the snippet) and its key in the search's order. */
-export interface FoundMessage extends MessageSummary {
+/** A message a search found: its summary, and its body for the snippet. */
+export interface SearchHit extends MessageSummary {
   readonly body: string;
+}
+
+/** A message a search found, and its key in the search's order. */
+export interface FoundMessage extends SearchHit {
   readonly sortKey: number;
 }
 
@@ -94,6 +107,55 @@ export interface FoundMessage extends MessageSummary {
 export interface FoundMessages {
   readonly rows: readonly FoundMessage[];
   readonly bound: number | null;
+}
+
+export interface MessageSearchStore {
+  /** One page of the live messages that match a search, in its order (see findMessages). */
+  searchMessages(
+    search: Omit<MessageSearch, 'beforeKey' | 'bound' | 'limit'>,
+    request: PageRequest,
+  ): Promise<Page<SearchHit>>;
+  /** Empties the index and fills it again from the live messages, in one transaction. */
+  rebuild(onProgress: (indexed: number, total: number) => void): Promise<number>;
+  /** Merges what a bulk write left pending into the index (see mergePendingEntries). */
+  mergePendingEntries(): Promise<void>;
+}
+
+/**
+ * The searches of the message base and the index's upkeep outside a write: a rebuild, and the
+ * merge after a bulk load. (Writes keep the index themselves, through indexMessages and
+ * unindexMessage, in their own transactions.) PostgreSQL's word statistics are read at most once
+ * a minute (see createWordShareReader).
+ */
+export function createMessageSearchStore(database: Pick<Database, 'db' | 'dialect'>, clock: Clock): MessageSearchStore {
+  const { db, dialect } = database;
+  const wordShares = createWordShareReader(db, dialect, 'message_search', clock);
+  return {
+    async searchMessages(search, request) {
+      const found = await findMessages(
+        db,
+        dialect,
+        { ...search, beforeKey: request.afterKey, bound: request.bound ?? null, limit: rowsToFetch(request) },
+        await wordShares(),
+      );
+      const page = pageFromRows(
+        found.rows,
+        request,
+        (row) => row.sortKey,
+        ({ sortKey: _, ...row }) => row,
+      );
+      return found.bound === null ? page : { ...page, bound: found.bound };
+    },
+
+    rebuild(onProgress) {
+      return db.transaction().execute(async (trx) => {
+        await clearIndex(trx, 'message_search');
+        return indexAllMessages(trx, dialect, onProgress);
+      });
+    },
+
+    mergePendingEntries: () => mergePendingEntries(db, dialect, 'message_search'),
+  };
 }
 
 /**

@@ -74,9 +74,11 @@ export function createCursorCodec(secret: Buffer): CursorCodec {
     decode(list, cursor) {
       const knownKey = known.get(`${list}\n${cursor}`, NO_VERSION);
       if (knownKey !== undefined) return knownKey;
-      const invalid = new BadRequestError('The cursor is invalid or belongs to another list.', [
-        { pointer: '/query/cursor', message: 'is invalid or belongs to another list' },
-      ]);
+      const invalid = new BadRequestError(
+        'request.invalid-cursor',
+        'The cursor is invalid or belongs to another list.',
+        [{ pointer: '/query/cursor', message: 'is invalid or belongs to another list' }],
+      );
       const [payload, signature, extra] = cursor.split('.');
       if (!payload || !signature || extra !== undefined) throw invalid;
       const given = Buffer.from(signature, 'base64url');

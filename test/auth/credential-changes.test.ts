@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { API, PASSWORD } from '../auth/auth-helpers.js';
 import { createTestBoard, describeEachDialect, fakeClock, type TestBoard } from '../support/test-board.js';
+import { API, PASSWORD } from './auth-helpers.js';
 
 describeEachDialect('password changes, disabling and API keys', (dialect) => {
   const clock = fakeClock();
@@ -8,7 +8,7 @@ describeEachDialect('password changes, disabling and API keys', (dialect) => {
   beforeAll(async () => {
     board = await createTestBoard(dialect, { clock });
     for (const username of ['alice', 'bob', 'carol', 'dora']) {
-      await board.board.users.createUser({ username, password: PASSWORD });
+      await board.board.credentials.createAccount({ username, password: PASSWORD });
     }
   });
   afterAll(() => board.close());
@@ -26,7 +26,7 @@ describeEachDialect('password changes, disabling and API keys', (dialect) => {
     expect(await statusWithKey(nightly.key)).toBe(200);
 
     clock.advance(1000);
-    await board.board.users.setPassword('Alice', 'a brand new password');
+    await board.board.credentials.setPassword('Alice', 'a brand new password');
 
     expect(await statusWithKey(nightly.key)).toBe(401);
     expect(await statusWithKey(bobs.key)).toBe(200);
@@ -37,7 +37,7 @@ describeEachDialect('password changes, disabling and API keys', (dialect) => {
 
   it('revokes nothing when the new password is refused', async () => {
     const key = await board.board.apiKeys.generate('carol', 'carol bot', 'read');
-    await expect(board.board.users.setPassword('carol', 'short')).rejects.toThrow('at least 8 characters');
+    await expect(board.board.credentials.setPassword('carol', 'short')).rejects.toThrow('at least 8 characters');
     expect(await statusWithKey(key.key)).toBe(200);
     expect((await board.board.apiKeys.list('carol')).map((record) => record.revokedAt)).toEqual([null]);
   });
@@ -57,6 +57,7 @@ describeEachDialect('password changes, disabling and API keys', (dialect) => {
       title: 'Unauthorized',
       status: 401,
       detail: 'The API key is unknown or revoked.',
+      code: 'auth.invalid-api-key',
     });
     expect((await board.board.apiKeys.list('dora')).map((record) => record.revokedAt)).toEqual([null]);
     await board.board.users.setDisabled('dora', false);
