@@ -1,9 +1,28 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
-export default defineConfig({
+/**
+ * The long security runs: fuzzing every operation, real server processes killed mid-traffic,
+ * crowds of slow clients, searches under load, event streams that fill the kernel's buffers.
+ * Together they took longer than the rest of the suite, so `npm test` leaves them out and
+ * `npm run test:hardening` (`--mode hardening`) runs only them; CI runs both. The quick
+ * regression tests of test/hardening stay in `npm test`.
+ */
+const LONG_SUITES = [
+  'test/hardening/fuzz.test.ts',
+  'test/hardening/faults.test.ts',
+  'test/hardening/slow-clients.test.ts',
+  'test/hardening/search-load.test.ts',
+  'test/hardening/stream-budget.test.ts',
+];
+
+/** Compiles dist/ for the tests that run the `baud` command; one project's set-up, so it runs once. */
+const COMPILE_ONCE = ['test/support/compile-once.ts'];
+
+/** Test files that replace a module of src (vi.mock): only a module graph of their own sees the stand-in. */
+const MODULE_MOCKS = ['test/http/reader-unavailable.test.ts'];
+
+export default defineConfig(({ mode }) => ({
   test: {
-    include: ['test/**/*.test.ts'],
-    globalSetup: ['test/support/compile-once.ts'],
     pool: 'forks',
     // Most test time is waiting: spawned CLI and server processes, timeouts, PostgreSQL. One
     // worker per spare core (1 on a 2-core machine) ran the suite in 6.5 min; 3 take 4 min.
@@ -13,5 +32,23 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     reporters: ['default', './test/support/summary-reporter.ts'],
+    projects:
+      mode === 'hardening'
+        ? [{ extends: true, test: { name: 'hardening', include: LONG_SUITES, globalSetup: COMPILE_ONCE } }]
+        : [
+            {
+              extends: true,
+              test: {
+                name: 'shared',
+                globalSetup: COMPILE_ONCE,
+                include: ['test/**/*.test.ts'],
+                exclude: [...configDefaults.exclude, ...LONG_SUITES, ...MODULE_MOCKS],
+                // Files of a worker share one module graph: src, Fastify and the drivers load once per
+                // worker instead of once per file, which was a third of the CPU the tests took.
+                isolate: false,
+              },
+            },
+            { extends: true, test: { name: 'isolated', include: MODULE_MOCKS } },
+          ],
   },
-});
+}));

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runBaud } from '../support/run-baud.js';
+import { runBaud, runBaudProcess } from '../support/run-baud.js';
 
 describe('baud CLI', () => {
   let dir: string;
@@ -13,8 +13,9 @@ describe('baud CLI', () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+  // As separate processes: the installed command itself, its streams and its exit code.
   it('init creates the board and a sysop with a random password, once', async () => {
-    const run = await runBaud(['init', '--config', config, '--json'], { cwd: dir });
+    const run = await runBaudProcess(['init', '--config', config, '--json'], { cwd: dir });
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     const result = JSON.parse(run.stdout);
@@ -22,7 +23,7 @@ describe('baud CLI', () => {
     expect(result.credentials).toEqual([
       { username: 'sysop', password: expect.stringMatching(/^[A-Za-z0-9_-]{24}$/), role: 'sysop' },
     ]);
-    const again = await runBaud(['init', '--config', config], { cwd: dir });
+    const again = await runBaudProcess(['init', '--config', config], { cwd: dir });
     expect(again.code).toBe(1);
     expect(again.stderr).toBe(`baud: ${config} already exists; this board is initialised already\n`);
   });

@@ -127,13 +127,24 @@ describeEachDialect('the typed client', (dialect) => {
   });
 
   it('follows the event stream', async () => {
-    const reader = createBaudClient({ baseUrl });
+    // The stream is open once the server has answered; a post then reaches it.
+    let answered: () => void = () => {};
+    const streamAnswered = new Promise<void>((resolve) => {
+      answered = resolve;
+    });
+    const reader = createBaudClient({
+      baseUrl,
+      fetch: async (input, init) => {
+        const response = await fetch(input, init);
+        if (String(input).includes('/events')) answered();
+        return response;
+      },
+    });
     await reader.login('alice', PASSWORD);
     const controller = new AbortController();
     const stream = reader.events({ types: ['message.created'], signal: controller.signal });
     const first = stream.next();
-    // The stream is open once the server has answered; a post then reaches it.
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await streamAnswered;
     await reader.api.POST('/_baud/api/v1/messages/areas/{areaTag}/messages', {
       params: { path: { areaTag: 'general' } },
       body: { subject: 'Live', message: 'Heard by the stream.' },

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { CALLER_CACHE_MAX_AGE_MS } from '../../src/auth/caller-service.js';
@@ -87,6 +88,40 @@ describeOnPostgres('three nodes on one database and one file store', () => {
   const statusesOnEveryNode = async (ask: (target: BaudProcess) => Promise<ApiResponse>) =>
     (await Promise.all(nodes.map(ask))).map((response) => response.status);
 
+  /**
+   * Asks every running node until each answers `expected`, and holds them to the bound: whatever
+   * is asked `boundMs` or more after `changedAt` must get `expected` from every node. Asking again
+   * and again ends as soon as the nodes agree, instead of waiting out the bound.
+   */
+  async function expectEveryNodeWithin<T>(
+    boundMs: number,
+    changedAt: number,
+    ask: (target: BaudProcess) => Promise<T>,
+    expected: T,
+  ): Promise<void> {
+    const running = nodes.filter((target) => !target.hasExited());
+    const lateAnswers: string[] = [];
+    await expect
+      .poll(
+        async () => {
+          const askedAt = performance.now();
+          const answers = await Promise.all(running.map(ask));
+          const wrong = answers.flatMap((answer, index) => (isDeepStrictEqual(answer, expected) ? [] : [index + 1]));
+          if (askedAt - changedAt >= boundMs && wrong.length > 0) {
+            lateAnswers.push(`node ${wrong.join(', ')} ${Math.round(askedAt - changedAt)} ms after the change`);
+          }
+          return answers;
+        },
+        { timeout: boundMs + 10_000, interval: 50 },
+      )
+      .toEqual(running.map(() => expected));
+    expect(lateAnswers).toEqual([]);
+  }
+
+  /** Every node refuses what `ask` sends within the credential bound after `changedAt`. */
+  const expectRefusedWithinBound = (changedAt: number, ask: (target: BaudProcess) => Promise<ApiResponse>) =>
+    expectEveryNodeWithin(CREDENTIAL_BOUND_MS, changedAt, async (target) => (await ask(target)).status, 401);
+
   it('starts three nodes at once on an empty schema, and between them they apply each migration once', async () => {
     nodes = await Promise.all(Array.from({ length: NODES }, () => board.start()));
     expect(new Set(nodes.map((started) => started.origin)).size).toBe(NODES);
@@ -131,9 +166,9 @@ describeOnPostgres('three nodes on one database and one file store', () => {
     await sleep(GRACE_SECONDS * 1000 + 200);
     // Presenting a rotated token after its grace is reuse: the whole family ends, on every node.
     expect((await refresh(node(2), second)).status).toBe(401);
+    const endedAt = performance.now();
     expect(await statusesOnEveryNode((target) => refresh(target, third))).toEqual([401, 401, 401]);
-    await sleep(CREDENTIAL_BOUND_MS);
-    expect(await statusesOnEveryNode((target) => me(target, bearer(lastAccessToken)))).toEqual([401, 401, 401]);
+    await expectRefusedWithinBound(endedAt, (target) => me(target, bearer(lastAccessToken)));
   });
 
   it('ends a session logged out on node 3 on every node within the credential bound', async () => {
@@ -144,8 +179,7 @@ describeOnPostgres('three nodes on one database and one file store', () => {
       headers: { cookie: `baud_refresh=${session.refreshToken}` },
     });
     expect(logout.status).toBe(204);
-    await sleep(CREDENTIAL_BOUND_MS);
-    expect(await statusesOnEveryNode((target) => me(target, bearer(session.accessToken)))).toEqual([401, 401, 401]);
+    await expectRefusedWithinBound(performance.now(), (target) => me(target, bearer(session.accessToken)));
     expect(await statusesOnEveryNode((target) => refresh(target, session.refreshToken))).toEqual([401, 401, 401]);
   });
 
@@ -193,8 +227,7 @@ describeOnPostgres('three nodes on one database and one file store', () => {
 
     const revoked = await board.cli(['rest', 'api-key', 'revoke', String(id)]);
     expect(revoked.code).toBe(0);
-    await sleep(CREDENTIAL_BOUND_MS);
-    expect(await statusesOnEveryNode((target) => me(target, { 'x-baud-api-key': key }))).toEqual([401, 401, 401]);
+    await expectRefusedWithinBound(performance.now(), (target) => me(target, { 'x-baud-api-key': key }));
   });
 
   it('cuts a user disabled with the CLI off on every node within the credential bound', async () => {
@@ -203,8 +236,7 @@ describeOnPostgres('three nodes on one database and one file store', () => {
 
     const disabled = await board.cli(['user', 'disable', 'dave']);
     expect(disabled.code).toBe(0);
-    await sleep(CREDENTIAL_BOUND_MS);
-    expect(await statusesOnEveryNode((target) => me(target, bearer(session.accessToken)))).toEqual([401, 401, 401]);
+    await expectRefusedWithinBound(performance.now(), (target) => me(target, bearer(session.accessToken)));
     expect(await statusesOnEveryNode((target) => refresh(target, session.refreshToken))).toEqual([401, 401, 401]);
     const logins = await statusesOnEveryNode((target) =>
       api(target.apiUrl, '/auth/login', { method: 'POST', json: { username: 'dave', password: passwordOf('dave') } }),
@@ -231,27 +263,39 @@ describeOnPostgres('three nodes on one database and one file store', () => {
       json: { subject, message: `${subject}, posted on ${target.origin}` },
     });
 
-  /** What every node lists and counts once its read cache has passed: the same, exact. */
-  async function expectExactArea(readerToken: string): Promise<PostedMessage[]> {
-    await sleep(READ_BOUND_MS);
-    const listings = await Promise.all(
-      nodes
-        .filter((target) => !target.hasExited())
-        .map((target) => listAll<PostedMessage>(target.apiUrl, `/messages/areas/${AREA}/messages`, readerToken)),
+  /**
+   * What every node lists and counts within the read bound after `changedAt`: exactly the live
+   * messages the database holds, in id order, each once.
+   */
+  async function expectExactArea(readerToken: string, changedAt: number): Promise<PostedMessage[]> {
+    const stored = await database.query<{ uuid: string }>(
+      'SELECT uuid FROM messages WHERE area_tag = $1 AND deleted_at IS NULL ORDER BY id',
+      [AREA],
     );
-    const [listed = []] = listings;
-    for (const other of listings)
-      expect(other.map((message) => message.uuid)).toEqual(listed.map((message) => message.uuid));
-    expect(new Set(listed.map((message) => message.uuid)).size).toBe(listed.length);
+    const storedUuids = stored.rows.map((row) => row.uuid);
+    const listingOf = (target: BaudProcess) =>
+      listAll<PostedMessage>(target.apiUrl, `/messages/areas/${AREA}/messages`, readerToken);
+    await expectEveryNodeWithin(
+      READ_BOUND_MS,
+      changedAt,
+      async (target) => (await listingOf(target)).map((message) => message.uuid),
+      storedUuids,
+    );
+    await expectEveryNodeWithin(
+      READ_BOUND_MS,
+      changedAt,
+      async (target) =>
+        field<number>(
+          (await api(target.apiUrl, `/messages/areas/${AREA}`, { token: readerToken })).json,
+          'messageCount',
+        ),
+      storedUuids.length,
+    );
+    const listed = await listingOf(nodes.find((target) => !target.hasExited()) as BaudProcess);
     const outOfOrder = listed.filter(
       (message, index) => index > 0 && message.messageId <= (listed[index - 1]?.messageId ?? 0),
     );
     expect(outOfOrder).toEqual([]);
-
-    for (const target of nodes.filter((candidate) => !candidate.hasExited())) {
-      const area = await api(target.apiUrl, `/messages/areas/${AREA}`, { token: readerToken });
-      expect(field<number>(area.json, 'messageCount')).toBe(listed.length);
-    }
     const { rows } = await database.query<{ username: string; post_count: number }>(
       `SELECT username, post_count FROM users WHERE username LIKE 'poster%' ORDER BY username`,
     );
@@ -276,7 +320,7 @@ describeOnPostgres('three nodes on one database and one file store', () => {
     expect(answers.filter((answer) => answer.status !== 201).map((answer) => answer.text)).toEqual([]);
     const acknowledged = answers.map((answer) => answer.json as PostedMessage);
 
-    const listed = await expectExactArea(sessions[0]?.accessToken ?? '');
+    const listed = await expectExactArea(sessions[0]?.accessToken ?? '', performance.now());
     expect(listed).toHaveLength(8 * 24);
     const listedIdOf = new Map(listed.map((message) => [message.uuid, message.messageId]));
     expect(acknowledged.filter((message) => listedIdOf.get(message.uuid) !== message.messageId)).toEqual([]);
@@ -376,7 +420,7 @@ describeOnPostgres('three nodes on one database and one file store', () => {
       }
     };
     const killer = async () => {
-      while (acknowledged.length < 40) await sleep(2);
+      await expect.poll(() => acknowledged.length, { interval: 2, timeout: 60_000 }).toBeGreaterThanOrEqual(40);
       await victim.kill();
       killed = true;
     };
@@ -386,7 +430,7 @@ describeOnPostgres('three nodes on one database and one file store', () => {
     expect(refusedBySurvivors).toEqual([]);
     expect(acknowledged.length).toBeGreaterThanOrEqual(6 * 30 - unanswered);
 
-    const listed = await expectExactArea(sessions[0]?.accessToken ?? '');
+    const listed = await expectExactArea(sessions[0]?.accessToken ?? '', performance.now());
     const listedUuids = new Set(listed.map((message) => message.uuid));
     expect(acknowledged.filter((message) => !listedUuids.has(message.uuid))).toEqual([]);
     // A post the victim took but never answered may or may not have committed — never twice.

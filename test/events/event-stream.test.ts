@@ -42,10 +42,15 @@ describeEachDialect('event stream', (dialect) => {
     await board.app.listen({ host: '127.0.0.1', port: 0 });
     base = `http://127.0.0.1:${(board.app.server.address() as AddressInfo).port}${API}`;
   });
+  /** Connections to the board's server: a closed stream gives its place back when its connection closes. */
+  const openConnections = () =>
+    new Promise<number>((resolve, reject) =>
+      board.app.server.getConnections((error, count) => (error ? reject(error) : resolve(count))),
+    );
   // Each test's streams go with it: anonymous ones all count against 127.0.0.1's limit.
   afterEach(async () => {
     for (const client of open.splice(0)) client.close();
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await expect.poll(openConnections).toBe(0);
   });
   afterAll(() => board.close());
 
@@ -217,8 +222,7 @@ describeEachDialect('event stream', (dialect) => {
     expect(over.status).toBe(429);
     expect(over.headers['retry-after']).toBe('10');
     streams[0]?.close();
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect((await follow('', dave.auth)).status).toBe(200);
+    await expect.poll(async () => (await follow('', dave.auth)).status).toBe(200);
   });
 
   // Last: the node stays draining.

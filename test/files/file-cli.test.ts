@@ -7,13 +7,10 @@ import type { TestBoard } from '../support/test-board.js';
 import { describeEachDialect } from '../support/test-board.js';
 import { buildZip } from '../support/zip-builder.js';
 
-describeEachDialect('baud file import / remove (spawned CLI)', (dialect) => {
+describeEachDialect('baud file import / remove', (dialect) => {
   let board: TestBoard;
   let configPath: string;
-  const baud = (...args: string[]) => {
-    const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('BAUD_')));
-    return runBaud([...args, '--config', configPath], { cwd: board.dir, env: env as Record<string, string> });
-  };
+  const baud = (...args: string[]) => runBaud([...args, '--config', configPath], { cwd: board.dir });
   const fileCount = async (areaTag: string) => {
     const row = await board.board.db
       .selectFrom('fileAreas')

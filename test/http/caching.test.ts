@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config/config-error.js';
 import { configFromObject } from '../../src/config/load-config.js';
 import { API, createMessageTestBoard, type MessageTestBoard, seedMessages } from '../messages/message-fixture.js';
-import { createTestBoard, describeEachDialect, type TestBoard } from '../support/test-board.js';
+import { createTestBoard, describeEachDialect, fakeClock, type TestBoard } from '../support/test-board.js';
 
 const GENERAL_MESSAGES = `${API}/messages/areas/general/messages`;
 const SYSTEM_INFO = `${API}/system/info`;
@@ -16,7 +16,9 @@ describeEachDialect('ETag, 304 and Cache-Control', (dialect) => {
   let apiKey: string;
   let messageUrl: string;
   beforeAll(async () => {
-    board = await createMessageTestBoard(dialect);
+    // A clock that stands still: /system/info carries the uptime in seconds, so two requests a
+    // second apart on a busy machine had different tags.
+    board = await createMessageTestBoard(dialect, fakeClock());
     await seedMessages(board, 'general', 3);
     apiKey = (await board.board.apiKeys.generate('alice', 'cache test', 'read')).key;
     const list = await board.app.inject({ method: 'GET', url: GENERAL_MESSAGES });
@@ -218,7 +220,10 @@ describeEachDialect('ETag, 304 and Cache-Control', (dialect) => {
 describeEachDialect('publicCacheSeconds', (dialect) => {
   let board: TestBoard;
   beforeAll(async () => {
-    board = await createTestBoard(dialect, { config: { contentServers: { web: { publicCacheSeconds: 0 } } } });
+    board = await createTestBoard(dialect, {
+      clock: fakeClock(), // the uptime in /system/info stands still (see above)
+      config: { contentServers: { web: { publicCacheSeconds: 0 } } },
+    });
   });
   afterAll(() => board.close());
 

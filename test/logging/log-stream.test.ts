@@ -1,11 +1,12 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { LOG_FLUSH_DELAY_MS, logStream, readableLogLine } from '../../src/logging/log-stream.js';
 
 const execFileAsync = promisify(execFile);
-const LOG_STREAM_MODULE = fileURLToPath(new URL('../../src/logging/log-stream.ts', import.meta.url));
+// The compiled module (test/support/compile-once.ts): a plain `node` loads it without a TypeScript loader.
+const LOG_STREAM_MODULE = fileURLToPath(new URL('../../dist/logging/log-stream.js', import.meta.url));
 const TIME = Date.parse('2026-11-23T19:20:01.123Z');
 
 describe('readable log lines on a terminal', () => {
@@ -49,24 +50,32 @@ describe('readable log lines on a terminal', () => {
 });
 
 describe('where the log goes', () => {
-  it('writes readable lines to a terminal, soon after', async () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['setTimeout'] });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('writes readable lines to a terminal, soon after', () => {
     const written: string[] = [];
     const terminal = { isTTY: true, write: (text: string) => written.push(text) } as unknown as NodeJS.WriteStream;
     logStream(terminal).write(`${JSON.stringify({ level: 40, time: TIME, msg: 'slow disk' })}\n`);
+    vi.advanceTimersByTime(LOG_FLUSH_DELAY_MS - 1);
     expect(written).toEqual([]);
-    await new Promise((resolve) => setTimeout(resolve, LOG_FLUSH_DELAY_MS + 5));
+    vi.advanceTimersByTime(1);
     expect(written).toEqual(['19:20:01.123 WARN  slow disk\n']);
   });
 
-  it('writes JSON lines that arrive together unchanged, in one write, to anything else', async () => {
+  it('writes JSON lines that arrive together unchanged, in one write, to anything else', () => {
     const written: string[] = [];
     const journal = { isTTY: false, write: (text: string) => written.push(text) } as unknown as NodeJS.WriteStream;
     const stream = logStream(journal);
     const lines = [1, 2, 3].map((n) => `${JSON.stringify({ level: 30, time: TIME, msg: `line ${n}` })}\n`);
     for (const line of lines) stream.write(line);
-    await new Promise((resolve) => setTimeout(resolve, LOG_FLUSH_DELAY_MS + 5));
+    vi.advanceTimersByTime(LOG_FLUSH_DELAY_MS);
     stream.write(lines[0] as string);
-    await new Promise((resolve) => setTimeout(resolve, LOG_FLUSH_DELAY_MS + 5));
+    vi.advanceTimersByTime(LOG_FLUSH_DELAY_MS);
     expect(written).toEqual([lines.join(''), lines[0]]);
   });
 
@@ -82,8 +91,6 @@ describe('where the log goes', () => {
 
   it('writes what it still holds when the process exits', async () => {
     const { stdout } = await execFileAsync(process.execPath, [
-      '--import',
-      'tsx',
       '--input-type=module',
       '-e',
       `const { logStream } = await import(${JSON.stringify(LOG_STREAM_MODULE)});

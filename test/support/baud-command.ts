@@ -13,3 +13,8 @@ export const BAUD_BIN = path.join(ROOT, 'bin/baud.js');
 export function baudCommand(args: readonly string[]): [string, string[]] {
   return [process.execPath, [BAUD_BIN, ...args]];
 }
+
+/** The test process's environment without BAUD_* variables: only the configuration a test wrote counts. */
+export function baudEnvironment(): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('BAUD_')));
+}

@@ -1,4 +1,4 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -6,7 +6,8 @@ import path from 'node:path';
 import { openBoard } from '../../../src/board.js';
 import { loadConfig } from '../../../src/config/load-config.js';
 import type { Dialect } from '../../../src/db/database.js';
-import { baudCommand } from '../../support/baud-command.js';
+import { baudCommand, baudEnvironment } from '../../support/baud-command.js';
+import { type BaudRun, runBaud } from '../../support/run-baud.js';
 import { deepMerge, dropSchema, POSTGRES_URL } from '../../support/test-board.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
@@ -15,12 +16,6 @@ export const API_PREFIX = '/_baud/api/v1';
 
 /** Start-up (migrations, schema compilation) takes seconds on a busy 2-core machine. */
 const START_TIMEOUT_MS = 90_000;
-const CLI_TIMEOUT_MS = 90_000;
-
-/** The runner's environment without BAUD_* overrides, so only the written config counts. */
-function childEnvironment(): NodeJS.ProcessEnv {
-  return Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('BAUD_')));
-}
 
 export interface ProcessExit {
   readonly code: number | null;
@@ -51,12 +46,6 @@ export interface BaudProcess {
   terminate(): Promise<ProcessExit>;
 }
 
-export interface CliRun {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
 /** A board directory on disk (config.hjson, data, file storage) with its own database. */
 export interface HardeningBoard {
   readonly dialect: Dialect;
@@ -67,8 +56,8 @@ export interface HardeningBoard {
   addUsers(users: ReadonlyArray<{ readonly username: string; readonly password: string }>): Promise<void>;
   /** Spawns `baud serve --config <file>` (the compiled command) and waits until it answers. */
   start(): Promise<BaudProcess>;
-  /** Runs one `baud …` CLI command against this board's configuration. */
-  cli(args: readonly string[], input?: string): Promise<CliRun>;
+  /** Runs one `baud …` CLI command against this board's configuration (in this process: test/support/run-baud.ts). */
+  cli(args: readonly string[], input?: string): Promise<BaudRun>;
   /** Kills every server this board started that still runs, drops the schema, removes the directory. */
   destroy(): Promise<void>;
 }
@@ -118,19 +107,7 @@ export function createHardeningBoard(dialect: Dialect, config: Record<string, un
     },
 
     cli(args, input) {
-      return new Promise((resolve) => {
-        const [program, programArgs] = baudCommand([...args, '--config', configPath]);
-        const child = execFile(
-          program,
-          programArgs,
-          { cwd: ROOT, env: childEnvironment(), timeout: CLI_TIMEOUT_MS },
-          (error, stdout, stderr) => {
-            const code = error ? ((error as { code?: unknown }).code ?? 1) : 0;
-            resolve({ code: typeof code === 'number' ? code : 1, stdout, stderr });
-          },
-        );
-        child.stdin?.end(input ?? '');
-      });
+      return runBaud([...args, '--config', configPath], { cwd: ROOT, ...(input === undefined ? {} : { input }) });
     },
 
     async destroy() {
@@ -145,7 +122,7 @@ async function spawnServer(configPath: string): Promise<BaudProcess> {
   const [program, programArgs] = baudCommand(['serve', '--config', configPath]);
   const child: ChildProcess = spawn(program, programArgs, {
     cwd: ROOT,
-    env: childEnvironment(),
+    env: baudEnvironment(),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const pid = child.pid;
