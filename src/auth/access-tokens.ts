@@ -42,7 +42,15 @@ const NO_VERSION = 0;
  * expires, so later requests pay one map lookup. The secret is a `KeyObject`, which jose uses
  * as it is, where a byte array would be imported into WebCrypto on every verification.
  */
-export function createAccessTokens(secret: Uint8Array, clock: Clock) {
+/** Short-lived signed access tokens: what a login hands out and every request shows. */
+export interface AccessTokens {
+  /** A new token for the claims (a user in a login session), valid for ACCESS_TOKEN_TTL_SECONDS. */
+  issue(claims: AccessTokenClaims): Promise<IssuedAccessToken>;
+  /** The token's claims, or null for any token that is not valid right now. */
+  verify(token: string): Promise<AccessTokenClaims | null>;
+}
+
+export function createAccessTokens(secret: Uint8Array, clock: Clock): AccessTokens {
   const key = createSecretKey(secret);
   // Every token lives as long, so the order they are verified in is the order they expire in:
   // the cache's oldest-first sweep lets each go at its `exp`.
@@ -66,7 +74,6 @@ export function createAccessTokens(secret: Uint8Array, clock: Clock) {
       return { accessToken, tokenType: 'Bearer', expiresIn: ACCESS_TOKEN_TTL_SECONDS };
     },
 
-    /** The token's claims, or null for any token that is not valid right now. */
     async verify(token: string): Promise<AccessTokenClaims | null> {
       const nowMs = clock.now().getTime();
       // An expired token has left the cache, and jose refuses it below.
@@ -92,5 +99,3 @@ export function createAccessTokens(secret: Uint8Array, clock: Clock) {
     },
   };
 }
-
-export type AccessTokens = ReturnType<typeof createAccessTokens>;

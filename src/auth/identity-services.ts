@@ -8,16 +8,16 @@ import type { UserService } from '../users/user-service.js';
 import type { UserStore } from '../users/user-store.js';
 import type { WebhookStore } from '../webhooks/webhook-store.js';
 import type { AccessTokens } from './access-tokens.js';
-import { createApiKeyService } from './api-key-service.js';
+import { type ApiKeyService, createApiKeyService } from './api-key-service.js';
 import type { ApiKeyStore } from './api-key-store.js';
-import { createAuthService } from './auth-service.js';
-import { createCallerService } from './caller-service.js';
-import { createCredentialService } from './credential-service.js';
+import { type AuthService, createAuthService } from './auth-service.js';
+import { type CallerService, createCallerService } from './caller-service.js';
+import { type CredentialService, createCredentialService } from './credential-service.js';
 import type { LoginAttemptStore } from './login-attempt-store.js';
 import { createLoginThrottle } from './login-throttle.js';
 import { createRefreshTokens } from './refresh-tokens.js';
-import { createRegistrationService } from './registration-service.js';
-import { createSessionActivityService } from './session-activity-service.js';
+import { createRegistrationService, type RegistrationService } from './registration-service.js';
+import { createSessionActivityService, type SessionActivityService } from './session-activity-service.js';
 import type { SessionStore } from './session-store.js';
 
 /**
@@ -25,6 +25,22 @@ import type { SessionStore } from './session-store.js';
  * built together because they share the token machinery and the credential stores. Spread into
  * the board by `assembleBoard`.
  */
+/** The services that say who a caller is and what their credentials are. */
+export interface IdentityServices {
+  readonly accessTokens: AccessTokens;
+  /** Logins, refreshes and logouts. */
+  readonly auth: AuthService;
+  readonly apiKeys: ApiKeyService;
+  /** Who a request's credential stands for. */
+  readonly callers: CallerService;
+  /** Passwords, and what ends with them. */
+  readonly credentials: CredentialService;
+  /** People applying for an account. */
+  readonly registration: RegistrationService;
+  /** When the callers of each session were last seen. */
+  readonly sessionActivity: SessionActivityService;
+}
+
 export function createIdentityServices(deps: {
   config: Config;
   clock: Clock;
@@ -47,7 +63,7 @@ export function createIdentityServices(deps: {
   identityChanges: IdentityChanges;
   /** Each login is recorded as a `user.login` event, each registration as `user.registered`. */
   events: EventLog;
-}) {
+}): IdentityServices {
   const { config, clock, stores, users, accessTokens } = deps;
   const refreshTokens = createRefreshTokens({
     store: stores.sessions,
