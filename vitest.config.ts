@@ -3,9 +3,9 @@ import { configDefaults, defineConfig } from 'vitest/config';
 /**
  * The long security runs: fuzzing every operation, real server processes killed mid-traffic,
  * crowds of slow clients, searches under load, event streams that fill the kernel's buffers.
- * Together they took longer than the rest of the suite, so `npm test` leaves them out and
- * `npm run test:hardening` (`--mode hardening`) runs only them; CI runs both. The quick
- * regression tests of test/hardening stay in `npm test`.
+ * They cost 2.5 min of CPU, 40% on top of the rest of `npm test` (2-core machine), so `npm test`
+ * leaves them out and `npm run test:hardening` (`--mode hardening`) runs only them; CI runs
+ * both. The quick regression tests of test/hardening stay in `npm test`.
  */
 const LONG_SUITES = [
   'test/hardening/fuzz.test.ts',
@@ -24,11 +24,11 @@ const MODULE_MOCKS = ['test/http/reader-unavailable.test.ts'];
 export default defineConfig(({ mode }) => ({
   test: {
     pool: 'forks',
-    // Most test time is waiting: spawned CLI and server processes, timeouts, PostgreSQL. One
-    // worker per spare core (1 on a 2-core machine) ran the suite in 6.5 min; 3 take 4 min.
+    // Part of the test time is waiting: server processes, timeouts, PostgreSQL. One worker per
+    // spare core (1 on a 2-core machine) ran the suite in 6.5 min; 3 take 4 min.
     maxWorkers: 3,
-    // End-to-end CLI tests run several real processes in one test; on a loaded 2-core machine
-    // each start can take 6 s.
+    // End-to-end tests run several real processes in one test; on a loaded 2-core machine each
+    // start can take 6 s.
     testTimeout: 60_000,
     hookTimeout: 60_000,
     reporters: ['default', './test/support/summary-reporter.ts'],
