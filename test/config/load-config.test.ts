@@ -30,7 +30,7 @@ describe('loadConfig', () => {
       system: { public: { info: true, nodes: false, 'last-callers': true, stats: true } },
     });
     expect(config.fileBase.maxUploadBytes).toBe(512 * 1024 * 1024);
-    expect(config.users).toEqual({ defaultGroups: ['users'], passwordMinLength: 8 });
+    expect(config.users).toEqual({ defaultGroups: ['users'], passwordMinLength: 8, registration: 'approval' });
     expect(Object.isFrozen(config.contentServers.web.restApi)).toBe(true);
   });
 
