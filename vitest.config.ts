@@ -18,8 +18,12 @@ const LONG_SUITES = [
 /** Compiles dist/ for the tests that run the `baud` command; one project's set-up, so it runs once. */
 const COMPILE_ONCE = ['test/support/compile-once.ts'];
 
-/** Test files that replace a module of src (vi.mock): only a module graph of their own sees the stand-in. */
-const MODULE_MOCKS = ['test/http/reader-unavailable.test.ts'];
+/**
+ * Test files that need a worker of their own: those that replace a module of src (vi.mock), which
+ * only a module graph of their own sees, and those that count every pending timer (a shared
+ * worker's earlier files leave timers behind: the recent cache's "no sweep left" check saw one).
+ */
+const OWN_MODULE_GRAPH = ['test/http/reader-unavailable.test.ts', 'test/recent-cache.test.ts'];
 
 export default defineConfig(({ mode }) => ({
   test: {
@@ -42,13 +46,13 @@ export default defineConfig(({ mode }) => ({
                 name: 'shared',
                 globalSetup: COMPILE_ONCE,
                 include: ['test/**/*.test.ts'],
-                exclude: [...configDefaults.exclude, ...LONG_SUITES, ...MODULE_MOCKS],
+                exclude: [...configDefaults.exclude, ...LONG_SUITES, ...OWN_MODULE_GRAPH],
                 // Files of a worker share one module graph: src, Fastify and the drivers load once per
                 // worker instead of once per file, which was a third of the CPU the tests took.
                 isolate: false,
               },
             },
-            { extends: true, test: { name: 'isolated', include: MODULE_MOCKS } },
+            { extends: true, test: { name: 'isolated', include: OWN_MODULE_GRAPH } },
           ],
   },
 }));
