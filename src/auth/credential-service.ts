@@ -10,6 +10,7 @@ import {
   type UserSummary,
 } from '../users/user-service.js';
 import type { UserStore } from '../users/user-store.js';
+import { assertValidUsername } from '../users/username.js';
 import type { WebhookStore } from '../webhooks/webhook-store.js';
 import type { ApiKeyStore } from './api-key-store.js';
 import { hashPassword } from './passwords.js';
@@ -80,6 +81,8 @@ export function createCredentialService(deps: {
 
   return {
     async createAccount({ password, ...account }, alsoInTransaction) {
+      // Both checked before the password is hashed: a bad request costs no hash.
+      assertValidUsername(account.username);
       assertValidPassword(password);
       return users.createUser({ ...account, passwordHash: await hashPassword(password) }, alsoInTransaction);
     },

@@ -32,6 +32,12 @@ export interface LoginAttemptStore {
   takeSlot(trx: Executor, request: SlotRequest): Promise<TakenSlot | undefined>;
   /** When the subject's current window started (the subject has one). */
   windowStartOf(trx: Executor, subject: string): Promise<string>;
+  /**
+   * When the subject's window started if it is open (started after `windowOverAt`) and full;
+   * undefined otherwise. A plain read: a refusal known before costly work (hashing a password),
+   * while `takeSlot` stays the one that decides.
+   */
+  fullWindowStartOf(request: Omit<SlotRequest, 'now'>): Promise<string | undefined>;
   /** Forgets the subject's window. */
   deleteWindow(trx: Executor, subject: string): Promise<void>;
   /**
@@ -90,6 +96,17 @@ export function createLoginAttemptStore(db: Db): LoginAttemptStore {
         .where('subject', '=', subject)
         .executeTakeFirstOrThrow();
       return row.windowStartedAt;
+    },
+
+    async fullWindowStartOf({ subject, windowOverAt, maxAttempts }) {
+      const row = await db
+        .selectFrom('loginAttempts')
+        .select('windowStartedAt')
+        .where('subject', '=', subject)
+        .where('windowStartedAt', '>', windowOverAt)
+        .where('attemptCount', '>=', maxAttempts)
+        .executeTakeFirst();
+      return row?.windowStartedAt;
     },
 
     async deleteWindow(trx, subject) {

@@ -70,6 +70,19 @@ export function createRegistrationService(deps: {
       const createdAt = now.toISOString();
       const windowOverAt = new Date(now.getTime() - windowMs).toISOString();
       const subject = `${REGISTRATION_SUBJECT}${clientAddress}`;
+      const tooMany = (windowStartedAt: string) =>
+        new TooManyRequestsError(
+          'registration.too-many',
+          `At most ${REGISTRATIONS_PER_ADDRESS} registrations an hour come from one address; try again later.`,
+          (Date.parse(windowStartedAt) + windowMs - now.getTime()) / 1000,
+        );
+      // Refused before the password is hashed: an address over its limit costs a read, not a hash.
+      const fullSince = await windows.fullWindowStartOf({
+        subject,
+        windowOverAt,
+        maxAttempts: REGISTRATIONS_PER_ADDRESS,
+      });
+      if (fullSince !== undefined) throw tooMany(fullSince);
       const created = await credentials.createAccount(
         {
           username: input.username,
@@ -87,14 +100,8 @@ export function createRegistrationService(deps: {
             windowOverAt,
             maxAttempts: REGISTRATIONS_PER_ADDRESS,
           });
-          if (slot === undefined) {
-            const fullSince = Date.parse(await windows.windowStartOf(trx, subject));
-            throw new TooManyRequestsError(
-              'registration.too-many',
-              `At most ${REGISTRATIONS_PER_ADDRESS} registrations an hour come from one address; try again later.`,
-              (fullSince + windowMs - now.getTime()) / 1000,
-            );
-          }
+          // Filled by registrations racing this one since the read above.
+          if (slot === undefined) throw tooMany(await windows.windowStartOf(trx, subject));
           await audit.record(trx, {
             at: createdAt,
             actor: input.username,

@@ -149,7 +149,8 @@ export function createProfileService(deps: { store: UserStore }): ProfileService
 
     async getPublicProfile(caller, username) {
       requireUser(caller);
-      const row = await findUserNamed(store, username);
+      // An application is no member yet: to anyone but a sysop its name is unknown.
+      const row = await findUserNamed(store, username, { applications: isSysop(caller) });
       const profile: PublicProfile = {
         userId: row.id,
         username: row.username,

@@ -128,9 +128,19 @@ export function createUserService(deps: { store: UserStore; config: Config; cloc
 }
 
 /** The account named `username` (case-insensitively); unknown → NotFoundError. */
-export async function findUserNamed(store: UserStore, username: string): Promise<UserRow> {
+/**
+ * The account named `username` (any case), or the 404 of an unknown name; with
+ * `applications: false` an application (pending) answers that 404 too, exactly alike.
+ */
+export async function findUserNamed(
+  store: UserStore,
+  username: string,
+  options: { readonly applications: boolean } = { applications: true },
+): Promise<UserRow> {
   const row = await store.findByName(username);
-  if (!row) throw new NotFoundError('user.not-found', `No user named "${username}".`);
+  if (!row || (row.isPending === 1 && !options.applications)) {
+    throw new NotFoundError('user.not-found', `No user named "${username}".`);
+  }
   return row;
 }
 

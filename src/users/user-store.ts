@@ -60,6 +60,7 @@ export interface UserStore {
   findEnabledById(userId: number): Promise<UserRow | undefined>;
   /** Every account, oldest first. */
   listAll(): Promise<UserRow[]>;
+  /** The board's members: every account but the applications waiting for a decision. */
   count(): Promise<number>;
   /** What lists of people show of each user (the node list, last callers); unknown ids are left out. */
   cardsOf(userIds: readonly number[]): Promise<Map<number, UserCard>>;
@@ -184,6 +185,7 @@ export function createUserStore(db: Db, identityChanges: IdentityChanges): UserS
       const { count } = await db
         .selectFrom('users')
         .select((eb) => eb.fn.countAll<number>().as('count'))
+        .where('isPending', '=', 0)
         .executeTakeFirstOrThrow();
       return Number(count);
     },

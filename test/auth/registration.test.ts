@@ -70,6 +70,25 @@ describeEachDialect('registration', (dialect) => {
       expect(wrong.response.json()).toEqual(unknown.response.json());
     });
 
+    it('shows an application to sysops only: to members its name is unknown, and it is no member in /system/stats', async () => {
+      const member = await board.userWithToken('member');
+      const sysop = await board.userWithToken('profilesysop', { groups: ['sysops'] });
+      const profile = (username: string, auth: Record<string, string>) =>
+        board.app.inject({ method: 'GET', url: `${API}/users/${username}`, headers: auth });
+      const applicant = await profile('newcomer', member.auth);
+      const unknown = await profile('nobody-at-all', member.auth);
+      expect(applicant.statusCode).toBe(404);
+      expect(applicant.json()).toEqual({ ...unknown.json(), detail: 'No user named "newcomer".' });
+      expect((await profile('newcomer', sysop.auth)).json()).toMatchObject({ username: 'Newcomer' });
+      const stats = await board.app.inject({ method: 'GET', url: `${API}/system/stats`, headers: member.auth });
+      const members = await board.board.db
+        .selectFrom('users')
+        .select((eb) => eb.fn.countAll<number>().as('count'))
+        .where('usernameKey', '<>', 'newcomer')
+        .executeTakeFirstOrThrow();
+      expect(stats.json().totalUsers).toBe(Number(members.count));
+    });
+
     it('refuses an API key made for a pending account', async () => {
       const key = await board.board.apiKeys.generate('newcomer', 'early bot', 'read');
       expect((await getMe(board, { 'x-baud-api-key': key.key })).statusCode).toBe(401);
@@ -170,6 +189,8 @@ describeEachDialect('registration', (dialect) => {
           .where('usernameKey', '=', 'onetoomany')
           .executeTakeFirst(),
       ).toBeUndefined();
+      // Refused before its fields are looked at or its password hashed: over the limit, a bad request is a 429 too.
+      expect((await register(board, { username: 'short', password: 'short' }, address)).statusCode).toBe(429);
       expect((await register(board, { username: 'elsewhere', password: PASSWORD }, '192.0.2.8')).statusCode).toBe(202);
       // A login prunes the login throttle's windows that are over (15 minutes), not this one.
       clock.advance(10 * 60_000);
@@ -177,6 +198,21 @@ describeEachDialect('registration', (dialect) => {
       expect((await register(board, { username: 'onetoomany', password: PASSWORD }, address)).statusCode).toBe(429);
       clock.advance((REGISTRATION_WINDOW_SECONDS - 1200) * 1000);
       expect((await register(board, { username: 'onetoomany', password: PASSWORD }, address)).statusCode).toBe(202);
+    });
+
+    it(`accepts exactly ${REGISTRATIONS_PER_ADDRESS} of more registrations racing from one address`, async () => {
+      const address = '192.0.2.99';
+      const racing = Array.from({ length: REGISTRATIONS_PER_ADDRESS + 4 }, (_, i) =>
+        register(board, { username: `racer${i}`, password: PASSWORD }, address),
+      );
+      const statuses = (await Promise.all(racing)).map((response) => response.statusCode).sort();
+      expect(statuses).toEqual([...Array(REGISTRATIONS_PER_ADDRESS).fill(202), 429, 429, 429, 429]);
+      const { count } = await board.board.db
+        .selectFrom('users')
+        .select((eb) => eb.fn.countAll<number>().as('count'))
+        .where('usernameKey', 'like', 'racer%')
+        .executeTakeFirstOrThrow();
+      expect(Number(count)).toBe(REGISTRATIONS_PER_ADDRESS);
     });
   });
 
