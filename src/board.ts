@@ -76,7 +76,7 @@ export interface Board {
   /** Who may see which event. */
   readonly mayCallerSee: EventVisibility;
   readonly messages: MessageService;
-  /** How many searches this node runs at once (the HTTP search routes run within it). */
+  /** How many searches this node runs at once (the message and file services search within it). */
   readonly searchBudget: SearchBudget;
   readonly webhooks: WebhookService;
   /** What the webhook sender of a serving node needs (see startBoardWorkers). */
@@ -144,8 +144,17 @@ async function assembleBoard(
     identityChanges,
     events,
   });
-  const messages = createMessageService({ store: stores.messages, users: stores.users, clock, areas, access, events });
-  const files = await openFileBase({ store: stores.files, config, clock, areas, access, events });
+  const searchBudget = createSearchBudget(searchBudgetLimitsFor(database.dialect, config.database.poolSize));
+  const messages = createMessageService({
+    store: stores.messages,
+    users: stores.users,
+    clock,
+    areas,
+    access,
+    events,
+    searchBudget,
+  });
+  const files = await openFileBase({ store: stores.files, config, clock, areas, access, events, searchBudget });
   return {
     config,
     database,
@@ -161,7 +170,7 @@ async function assembleBoard(
     events,
     mayCallerSee: createEventVisibility({ config, areas, access }),
     messages,
-    searchBudget: createSearchBudget(searchBudgetLimitsFor(database.dialect, config.database.poolSize)),
+    searchBudget,
     webhooks: createWebhookService({ store: stores.webhooks, log: events, config, clock, boardSecret: webhookSecret }),
     webhookSending: { store: stores.webhooks, boardSecret: webhookSecret },
     messageStore: stores.messages,

@@ -8,6 +8,7 @@ import type { Config } from '../config/load-config.js';
 import { BadRequestError, NotFoundError } from '../errors.js';
 import type { EventLog } from '../events/event-log.js';
 import { mapPage, type Page, type PageRequest } from '../page.js';
+import type { SearchBudget } from '../search/search-budget.js';
 import { parseQueryParameter, type SearchOrder } from '../search/search-query.js';
 import { searchSnippet } from '../search/snippet.js';
 import { presentText, stripAnsi } from '../text/strip-ansi.js';
@@ -87,6 +88,7 @@ export async function openFileBase(deps: {
   areas: BoardAreas;
   access: AreaAccess;
   events: EventLog;
+  searchBudget: SearchBudget;
 }): Promise<FileService> {
   const { requestTimeoutSeconds } = deps.config.contentServers.web;
   const storage = createFileStorage(deps.config.fileBase.storageTags, {
@@ -176,8 +178,10 @@ export function createFileService(deps: {
   storage: FileStorage;
   /** New and removed files are events, recorded in their own transactions. */
   events: EventLog;
+  /** How many searches the node runs at once. */
+  searchBudget: SearchBudget;
 }): FileService {
-  const { store, config, areas, access, storage, clock, events } = deps;
+  const { store, config, areas, access, storage, clock, events, searchBudget } = deps;
   const ingestDeps: IngestDeps = {
     store,
     storage,
@@ -236,7 +240,7 @@ export function createFileService(deps: {
       }
       // Nothing the caller may browse: the database is not asked, so hidden areas cannot show.
       if (areaTags.length === 0) return { items: [], nextKey: null };
-      const files = await store.searchFiles(query, areaTags, search.sort ?? 'newest', page);
+      const files = await searchBudget.run(() => store.searchFiles(query, areaTags, search.sort ?? 'newest', page));
       return mapPage(files, (file) => ({
         ...presentRecord(file, shouldStrip),
         snippet: searchSnippet(stripAnsi(`${file.desc}\n${file.descLong}`), query),

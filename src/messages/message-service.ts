@@ -7,6 +7,7 @@ import { createDerivedMemo } from '../derived-memo.js';
 import { BadRequestError, ForbiddenError, NotFoundError, UnauthorizedError } from '../errors.js';
 import type { EventLog } from '../events/event-log.js';
 import { mapPage, type Page, type PageRequest } from '../page.js';
+import type { SearchBudget } from '../search/search-budget.js';
 import { parseQueryParameter, type SearchOrder, type SearchQuery } from '../search/search-query.js';
 import { searchSnippet } from '../search/snippet.js';
 import { presentText, stripAnsi } from '../text/strip-ansi.js';
@@ -247,8 +248,10 @@ export function createMessageService(deps: {
   access: AreaAccess;
   /** Posts, deletions and pointer moves are events, recorded in their own transactions. */
   events: EventLog;
+  /** How many searches the node runs at once (a remembered search page needs none). */
+  searchBudget: SearchBudget;
 }): MessageService {
-  const { store, users, clock, areas, access, events } = deps;
+  const { store, users, clock, areas, access, events, searchBudget } = deps;
 
   /**
    * The caller's pointer and unread count in each area, in the order given. No pointer: every
@@ -342,7 +345,7 @@ export function createMessageService(deps: {
       since: search.since === undefined ? null : new Date(search.since).toISOString(),
       until: search.until === undefined ? null : new Date(search.until).toISOString(),
     };
-    const page = await store.searchMessages({ ...filters, sort: search.sort ?? 'newest' }, request);
+    const page = await store.searchMessages({ ...filters, sort: search.sort ?? 'newest' }, request, searchBudget);
     return shouldStrip ? presented.strippedFoundPage(page, query) : presented.foundPage(page, query);
   }
 

@@ -3,6 +3,7 @@ import type { Clock } from '../clock.js';
 import type { Database } from '../db/database.js';
 import type { Tables } from '../db/schema.js';
 import type { Page, PageRequest } from '../page.js';
+import type { SearchBudget } from '../search/search-budget.js';
 import { createMessageReadCache, type MessageReadCache } from './message-read-cache.js';
 import { type AreaPageRequest, type MessageReads, oldestPageStart, prepareMessageReads } from './message-reads.js';
 import {
@@ -21,10 +22,15 @@ export interface MessageQueries extends MessageReads, MessageWrites {}
  * writes — each on its own, or several in one transaction (`transaction`).
  */
 export interface MessageStore extends MessageQueries {
-  /** One page of the live messages that match a search, in its order (see message-search-store.ts). */
+  /**
+   * One page of the live messages that match a search, in its order (see message-search-store.ts).
+   * A page read from the database is read within `budget` (the node's search budget); one
+   * remembered from a moment ago is answered without it.
+   */
   searchMessages(
     search: MessageSearchFilters & Pick<MessageSearch, 'sort'>,
     request: PageRequest,
+    budget: SearchBudget,
   ): Promise<Page<SearchHit>>;
   /** Bytes each read cache holds now (tests and metrics). */
   readCacheBytes(): ReturnType<MessageReadCache['bytes']>;
@@ -68,8 +74,10 @@ export function createMessageStore(database: Pick<Database, 'db' | 'dialect'>, c
       areaTags.length === 1
         ? remembered.counters(areaTags[0] ?? '', () => reads.areaCounters(areaTags))
         : reads.areaCounters(areaTags),
-    searchMessages: (search, request) =>
-      remembered.search(searchPageCacheKey(search, request), () => searches.searchMessages(search, request)),
+    searchMessages: (search, request, budget) =>
+      remembered.search(searchPageCacheKey(search, request), () =>
+        budget.run(() => searches.searchMessages(search, request)),
+      ),
     readCacheBytes: remembered.bytes,
 
     // On PostgreSQL a freshly imported million-message area otherwise pages with a bitmap scan

@@ -9,6 +9,7 @@ import type { Database, Executor } from '../../src/db/database.js';
 import { createFileStore, type NewFile } from '../../src/files/file-store.js';
 import { createIdentityChanges } from '../../src/identity-changes.js';
 import { createMessageStore } from '../../src/messages/message-store.js';
+import { createSearchBudget } from '../../src/search/search-budget.js';
 import { parseSearchQuery } from '../../src/search/search-query.js';
 import { createUserStore } from '../../src/users/user-store.js';
 import { type DatabaseAtMigration, openDatabaseAt } from '../support/database-at-migration.js';
@@ -297,6 +298,7 @@ describeEachDialect('upgrading a board made at 0004-threads', (dialect) => {
       const page = await messages.searchMessages(
         { ...search, areaTags, sort: 'newest' },
         { limit: 25, afterKey: null },
+        createSearchBudget(),
       );
       return page.items.map((item) => item.messageId);
     };

@@ -115,4 +115,26 @@ describeEachDialect('remembered answers', (dialect) => {
     expect(posted.statusCode).toBe(201);
     expect(subjects(await search(board.alice.auth))).toEqual(['Newcomer', 'Everyone', 'For members']);
   });
+
+  it('answers a remembered search while every place of the search budget is taken, and refuses a new one 503', async () => {
+    clock.advance(MESSAGE_READ_CACHE_MAX_AGE_MS);
+    await get('/messages/search?q=stripes');
+    expect((await get('/messages/search?q=stripes')).statusCode).toBe(200);
+    const budget = board.board.searchBudget;
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const { maxRunning, maxWaiting } = budget.limits;
+    const holders = Array.from({ length: maxRunning + maxWaiting }, () => budget.run(() => held));
+    try {
+      const remembered = await get('/messages/search?q=stripes');
+      expect(remembered.statusCode).toBe(200);
+      expect(remembered.json().data.map((found: { subject: string }) => found.subject)).toEqual(['Everyone']);
+      expect((await get('/messages/search?q=crossing')).statusCode).toBe(503);
+    } finally {
+      release();
+      await Promise.all(holders);
+    }
+  });
 });

@@ -309,7 +309,7 @@ export async function fileRoutes(
       const { query } = request;
       const paging = { list: fileSearchListId(query), cursors };
       return sendSearchPage(request, reply, paging, (page, shouldStrip) =>
-        board.searchBudget.run(() => board.files.searchFiles(request.caller, query, page, shouldStrip)),
+        board.files.searchFiles(request.caller, query, page, shouldStrip),
       );
     },
   );
