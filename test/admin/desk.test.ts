@@ -1,14 +1,12 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { BaudApp } from '../../src/app.js';
 import { CALLER_CACHE_MAX_AGE_MS } from '../../src/auth/caller-service.js';
 import { API, bearer, login, PASSWORD, refresh } from '../auth/auth-helpers.js';
 import {
   createTestBoard,
   describeEachDialect,
   fakeClock,
-  openSecondNode,
-  type SecondNode,
   type TestBoard,
+  twoNodesOfOneBoard,
 } from '../support/test-board.js';
 
 describeEachDialect("the sysop's desk", (dialect) => {
@@ -183,36 +181,26 @@ describeEachDialect("the sysop's desk", (dialect) => {
 
 describeEachDialect('a lock across nodes', (dialect) => {
   const clock = fakeClock();
-  let nodeA: TestBoard;
-  let second: SecondNode;
-  let nodeB: BaudApp;
-  beforeAll(async () => {
-    nodeA = await createTestBoard(dialect, { clock });
-    second = await openSecondNode(nodeA, clock);
-    nodeB = second.app;
-  });
-  afterAll(async () => {
-    await second?.close();
-    await nodeA?.close();
-  });
+  const nodes = twoNodesOfOneBoard(dialect, clock);
 
   it('ends on node B a session a lock on node A ended, within the caller cache bound', async () => {
-    const { auth: sysop } = await nodeA.userWithToken('sysop', { groups: ['sysops'] });
-    await nodeA.board.credentials.createAccount({ username: 'roamer', password: PASSWORD });
-    const onB = await nodeB.inject({
+    const { auth: sysop } = await nodes.nodeA.userWithToken('sysop', { groups: ['sysops'] });
+    await nodes.nodeA.board.credentials.createAccount({ username: 'roamer', password: PASSWORD });
+    const onB = await nodes.nodeB.inject({
       method: 'POST',
       url: `${API}/auth/login`,
       payload: { username: 'roamer', password: PASSWORD },
     });
     const headers = bearer(onB.json().accessToken);
-    const me = () => nodeB.inject({ method: 'GET', url: `${API}/users/me`, headers });
+    const me = () => nodes.nodeB.inject({ method: 'GET', url: `${API}/users/me`, headers });
     expect((await me()).statusCode).toBe(200);
     expect(
-      (await nodeA.app.inject({ method: 'POST', url: `${API}/admin/users/roamer/lock`, headers: sysop })).statusCode,
+      (await nodes.nodeA.app.inject({ method: 'POST', url: `${API}/admin/users/roamer/lock`, headers: sysop }))
+        .statusCode,
     ).toBe(200);
     clock.advance(CALLER_CACHE_MAX_AGE_MS);
     expect((await me()).statusCode).toBe(401);
-    const refreshOnB = await nodeB.inject({
+    const refreshOnB = await nodes.nodeB.inject({
       method: 'POST',
       url: `${API}/auth/refresh`,
       cookies: { baud_refresh: onB.cookies.find((cookie) => cookie.name === 'baud_refresh')?.value ?? '' },

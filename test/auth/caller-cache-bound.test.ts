@@ -1,15 +1,8 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { CONSOLE } from '../../src/admin/desk-service.js';
 import type { BaudApp } from '../../src/app.js';
 import { CALLER_CACHE_MAX_AGE_MS } from '../../src/auth/caller-service.js';
-import {
-  createTestBoard,
-  describeEachDialect,
-  fakeClock,
-  openSecondNode,
-  type SecondNode,
-  type TestBoard,
-} from '../support/test-board.js';
+import { describeEachDialect, fakeClock, twoNodesOfOneBoard } from '../support/test-board.js';
 import { API, login } from './auth-helpers.js';
 
 /**
@@ -19,66 +12,59 @@ import { API, login } from './auth-helpers.js';
  */
 describeEachDialect('caller cache bound across nodes', (dialect) => {
   const clock = fakeClock();
-  let nodeA: TestBoard;
-  let second: SecondNode;
-  let nodeB: BaudApp;
-  beforeAll(async () => {
-    nodeA = await createTestBoard(dialect, { clock });
-    second = await openSecondNode(nodeA, clock);
-    nodeB = second.app;
-  });
-  afterAll(async () => {
-    await second?.close();
-    await nodeA?.close();
-  });
+  const nodes = twoNodesOfOneBoard(dialect, clock);
 
   const profileStatus = async (node: BaudApp, headers: Record<string, string>) =>
     (await node.inject({ method: 'GET', url: `${API}/users/me`, headers })).statusCode;
 
   /** Both nodes accept `headers` now (so both remember the caller), then `end` runs on node A. */
   async function expectBoundedEnd(headers: Record<string, string>, end: () => Promise<unknown>) {
-    expect(await profileStatus(nodeA.app, headers)).toBe(200);
-    expect(await profileStatus(nodeB, headers)).toBe(200);
+    expect(await profileStatus(nodes.nodeA.app, headers)).toBe(200);
+    expect(await profileStatus(nodes.nodeB, headers)).toBe(200);
     await end();
-    expect(await profileStatus(nodeA.app, headers)).toBe(401);
+    expect(await profileStatus(nodes.nodeA.app, headers)).toBe(401);
     clock.advance(CALLER_CACHE_MAX_AGE_MS - 1);
-    expect(await profileStatus(nodeB, headers)).toBe(200);
+    expect(await profileStatus(nodes.nodeB, headers)).toBe(200);
     clock.advance(1);
-    expect(await profileStatus(nodeB, headers)).toBe(401);
+    expect(await profileStatus(nodes.nodeB, headers)).toBe(401);
   }
 
   it('ends a logged-out session on the other node within the bound', async () => {
-    await nodeA.board.credentials.createAccount({ username: 'logsout', password: 'correct horse battery' });
-    const { accessToken, refreshToken } = await login(nodeA, 'logsout');
+    await nodes.nodeA.board.credentials.createAccount({ username: 'logsout', password: 'correct horse battery' });
+    const { accessToken, refreshToken } = await login(nodes.nodeA, 'logsout');
     await expectBoundedEnd({ authorization: `Bearer ${accessToken}` }, () =>
-      nodeA.app.inject({ method: 'POST', url: `${API}/auth/logout`, cookies: { baud_refresh: refreshToken ?? '' } }),
+      nodes.nodeA.app.inject({
+        method: 'POST',
+        url: `${API}/auth/logout`,
+        cookies: { baud_refresh: refreshToken ?? '' },
+      }),
     );
   });
 
   it('refuses a revoked API key on the other node within the bound', async () => {
-    const user = await nodeA.board.credentials.createAccount({
+    const user = await nodes.nodeA.board.credentials.createAccount({
       username: 'keyholder',
       password: 'correct horse battery',
     });
-    const key = await nodeA.board.apiKeys.generate(user.username, 'bot', 'read');
-    await expectBoundedEnd({ 'x-baud-api-key': key.key }, () => nodeA.board.apiKeys.revoke(key.id));
+    const key = await nodes.nodeA.board.apiKeys.generate(user.username, 'bot', 'read');
+    await expectBoundedEnd({ 'x-baud-api-key': key.key }, () => nodes.nodeA.board.apiKeys.revoke(key.id));
   });
 
   it('refuses a disabled user on the other node within the bound', async () => {
-    await nodeA.board.credentials.createAccount({ username: 'disabled', password: 'correct horse battery' });
-    const { accessToken } = await login(nodeA, 'disabled');
+    await nodes.nodeA.board.credentials.createAccount({ username: 'disabled', password: 'correct horse battery' });
+    const { accessToken } = await login(nodes.nodeA, 'disabled');
     await expectBoundedEnd({ authorization: `Bearer ${accessToken}` }, () =>
-      nodeA.board.desk.lock(CONSOLE, 'disabled'),
+      nodes.nodeA.board.desk.lock(CONSOLE, 'disabled'),
     );
   });
 
   it('ends every session of a changed password on the other node within the bound', async () => {
-    await nodeA.board.credentials.createAccount({ username: 'rotates', password: 'correct horse battery' });
-    const { accessToken } = await login(nodeA, 'rotates');
+    await nodes.nodeA.board.credentials.createAccount({ username: 'rotates', password: 'correct horse battery' });
+    const { accessToken } = await login(nodes.nodeA, 'rotates');
     // A password change ends the sessions that began before it, not one begun the same millisecond.
     clock.advance(1);
     await expectBoundedEnd({ authorization: `Bearer ${accessToken}` }, () =>
-      nodeA.board.credentials.setPassword('rotates', 'another horse battery'),
+      nodes.nodeA.board.credentials.setPassword('rotates', 'another horse battery'),
     );
   });
 });

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { describe } from 'vitest';
+import { afterAll, beforeAll, describe } from 'vitest';
 import { type BaudApp, buildApp } from '../../src/app.js';
 import { type Board, openBoard } from '../../src/board.js';
 import type { Clock } from '../../src/clock.js';
@@ -229,6 +229,39 @@ export async function openSecondNode(test: TestBoard, clock?: Clock): Promise<Se
     async close() {
       await app.close();
       await board.close();
+    },
+  };
+}
+
+/**
+ * A fresh board with two nodes for the tests of the enclosing describe block, opened before
+ * them and closed after: `nodeA` (its TestBoard) and `nodeB` (a second app on the same
+ * database, with caches of its own), both on `clock`. Read the nodes inside the tests.
+ */
+export function twoNodesOfOneBoard(
+  dialect: Dialect,
+  clock: Clock,
+): { readonly nodeA: TestBoard; readonly nodeB: BaudApp } {
+  let nodeA: TestBoard | undefined;
+  let second: SecondNode | undefined;
+  beforeAll(async () => {
+    nodeA = await createTestBoard(dialect, { clock });
+    second = await openSecondNode(nodeA, clock);
+  });
+  afterAll(async () => {
+    await second?.close();
+    await nodeA?.close();
+  });
+  const opened = <T>(node: T | undefined): T => {
+    if (node === undefined) throw new Error('the two nodes open in beforeAll');
+    return node;
+  };
+  return {
+    get nodeA() {
+      return opened(nodeA);
+    },
+    get nodeB() {
+      return opened(second).app;
     },
   };
 }
