@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { MAX_RANKED_MATCHES } from '../../src/search/relevance.js';
-import { API, createMessageTestBoard, type MessageTestBoard, seedMessages } from '../messages/message-fixture.js';
-import { describeEachDialect } from '../support/test-board.js';
+import { MESSAGE_TEST_CONFIG, seedMessages } from '../messages/message-fixture.js';
+import { API, createFileTestBoard } from '../support/file-board.js';
+import { describeEachDialect, type TestBoard } from '../support/test-board.js';
 
 /**
  * Twenty anonymous clients running a 16-prefix `sort=relevance` search on a 20,000-message board
@@ -10,12 +11,13 @@ import { describeEachDialect } from '../support/test-board.js';
  * node runs a bounded number of searches at once.
  */
 describeEachDialect('search load', (dialect) => {
-  let board: MessageTestBoard;
+  let board: TestBoard;
 
   const get = (url: string) => board.app.inject({ method: 'GET', url: `${API}${url}` });
 
   beforeAll(async () => {
-    board = await createMessageTestBoard(dialect);
+    // File areas too: a file search asks the database only when the caller may browse an area.
+    board = await createFileTestBoard(dialect, { config: MESSAGE_TEST_CONFIG });
     // Bodies "Body 1" … : every one matches `body`, and `body 7*` a few.
     await seedMessages(board, 'general', MAX_RANKED_MATCHES + 1);
   });
@@ -66,7 +68,7 @@ describeEachDialect('search load', (dialect) => {
     expect(answers.map((answer) => answer.statusCode)).toEqual(Array.from({ length: 50 }, () => 200));
   });
 
-  it('answers a search beyond the node budget 503 with Retry-After while the rest of the API answers', async () => {
+  it('answers a new search beyond the node budget 503 with Retry-After while remembered searches and the rest of the API answer', async () => {
     const budget = board.board.searchBudget;
     let release: () => void = () => {};
     const held = new Promise<void>((resolve) => {
@@ -77,7 +79,9 @@ describeEachDialect('search load', (dialect) => {
     const holders = Array.from({ length: maxRunning + maxWaiting }, () => budget.run(() => held));
     expect([budget.running, budget.waiting]).toEqual([maxRunning, maxWaiting]);
 
-    const refused = await get('/messages/search?q=body+1000');
+    // A search asked a moment ago is answered from memory, without a place; a new one is refused.
+    expect((await get('/messages/search?q=body+1000')).statusCode).toBe(200);
+    const refused = await get('/messages/search?q=body+999');
     expect(refused.statusCode).toBe(503);
     expect(refused.headers['retry-after']).toBe('1');
     expect(refused.headers.connection).not.toBe('close');
@@ -93,7 +97,7 @@ describeEachDialect('search load', (dialect) => {
 
     release();
     await Promise.all(holders);
-    const answered = await get('/messages/search?q=body+1000');
+    const answered = await get('/messages/search?q=body+999');
     expect(answered.statusCode).toBe(200);
     expect([budget.running, budget.waiting]).toEqual([0, 0]);
   });
