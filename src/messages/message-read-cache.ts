@@ -2,7 +2,7 @@ import type { Clock } from '../clock.js';
 import { estimatedBytes, estimatedStringBytes } from '../estimated-bytes.js';
 import type { Page } from '../page.js';
 import { createRecentCache, type RecentCache } from '../recent-cache.js';
-import type { AreaCounters, MessageDetailRow, MessageSummary } from './message-reads.js';
+import type { AreaCounters, MessageDetailRow, MessageSummary, PointerWithUnread } from './message-reads.js';
 import type { SearchHit } from './message-search-store.js';
 
 /**
@@ -26,13 +26,17 @@ const MiB = 1024 * 1024;
  * them reads from the database as it would without a cache. Search pages (with each found
  * message's body, for its snippet) have 4 MiB more: ~130 pages of 25 messages of ~400 bytes —
  * the same search asked for again within the second (a linked search, a bot polling for a
- * word) is answered from memory; any other search is read as before.
+ * word) is answered from memory; any other search is read as before. A member's pointer with
+ * its unread count in one area (~240 bytes) has 1 MiB: ~4,300 member-areas, the area pages
+ * and reader home pages asked for again within the second (each is one database round trip
+ * otherwise, which on PostgreSQL costs twice a remembered page 1).
  */
 export const MESSAGE_READ_CACHE_BYTES = {
   pages: 16 * MiB,
   messages: 8 * MiB,
   counters: 1 * MiB,
   searches: 4 * MiB,
+  unread: 1 * MiB,
 } as const;
 
 /**
@@ -42,7 +46,7 @@ export const MESSAGE_READ_CACHE_BYTES = {
 export const MESSAGE_READ_SIGHTING_BYTES = 1 * MiB;
 
 /**
- * The message base's remembered reads: pages, messages, single-area counters and search pages
+ * The message base's remembered reads: pages, messages, single-area counters, search pages and single-area unread counts
  * read outside a transaction are kept for MESSAGE_READ_CACHE_MAX_AGE_MS (a busy area's first page is asked
  * for far more often than it changes), each kind in its own byte budget.
  *
@@ -61,14 +65,26 @@ export interface MessageReadCache {
   counters(areaTag: string, load: () => Promise<Map<string, AreaCounters>>): Promise<Map<string, AreaCounters>>;
   /** `load`'s page of search hits; `key` names everything that shapes the page (see `searchPageCacheKey`). */
   search(key: string, load: () => Promise<Page<SearchHit>>): Promise<Page<SearchHit>>;
+  /**
+   * A member's pointer in one area with the live messages after it; `key` names the member and
+   * the area. Stale after any write to the message base and after any pointer moves on this node.
+   */
+  unread(key: string, load: () => Promise<Map<string, PointerWithUnread>>): Promise<Map<string, PointerWithUnread>>;
   /** A write to the message base: every remembered read is stale from now on. */
   written(): void;
+  /**
+   * A new-scan pointer moved: remembered unread counts are stale, pages and messages are not
+   * (a member reading through an area moves a pointer with each message, and must not empty
+   * everyone's remembered pages as they go).
+   */
+  pointerMoved(): void;
   /** Bytes each cache holds now (tests and metrics). */
   bytes(): {
     readonly pages: number;
     readonly messages: number;
     readonly counters: number;
     readonly searches: number;
+    readonly unread: number;
   };
 }
 
@@ -80,6 +96,8 @@ const sizeOf = (key: string, value: unknown) => estimatedStringBytes(key) + esti
 export function createMessageReadCache(clock: Clock): MessageReadCache {
   /** This node's writes to the message base, counted: any write makes every remembered read stale. */
   let version = 0;
+  /** This node's pointer moves, counted; an unread count is fresh while neither count moved. */
+  let pointerVersion = 0;
   const pages = createRecentCache<Page<MessageSummary>>({ maxBytes: MESSAGE_READ_CACHE_BYTES.pages, sizeOf, clock });
   const messages = createRecentCache<MessageDetailRow>({ maxBytes: MESSAGE_READ_CACHE_BYTES.messages, sizeOf, clock });
   const counters = createRecentCache<Map<string, AreaCounters>>({
@@ -90,6 +108,12 @@ export function createMessageReadCache(clock: Clock): MessageReadCache {
 
   const searches = createRecentCache<Page<SearchHit>>({
     maxBytes: MESSAGE_READ_CACHE_BYTES.searches,
+    sizeOf,
+    clock,
+  });
+
+  const unread = createRecentCache<Map<string, PointerWithUnread>>({
+    maxBytes: MESSAGE_READ_CACHE_BYTES.unread,
     sizeOf,
     clock,
   });
@@ -110,12 +134,13 @@ export function createMessageReadCache(clock: Clock): MessageReadCache {
     sighting: string,
     key: string,
     load: () => Promise<Loaded>,
+    currentVersion: () => number = () => version,
   ): Promise<Loaded> {
-    const known = cache.get(key, version);
+    const known = cache.get(key, currentVersion());
     // What the cache holds was loaded by the same `load`: a T that is not undefined.
     if (known !== undefined) return known as Loaded;
     const loadedAtMs = clock.now().getTime();
-    const loadedAt = version;
+    const loadedAt = currentVersion();
     const value = await load();
     const times = { loadedAtMs, expiresAtMs: loadedAtMs + MESSAGE_READ_CACHE_MAX_AGE_MS };
     if (sightings.get(sighting, ANY_VERSION) === undefined) sightings.set(sighting, true, times, ANY_VERSION);
@@ -128,14 +153,20 @@ export function createMessageReadCache(clock: Clock): MessageReadCache {
     message: (uuid, load) => remembered(messages, `message ${uuid}`, uuid, load),
     counters: (areaTag, load) => remembered(counters, `counters ${areaTag}`, areaTag, load),
     search: (key, load) => remembered(searches, `search ${key}`, key, load),
+    // Both counts only grow, so their sum is unchanged exactly while neither moved.
+    unread: (key, load) => remembered(unread, `unread ${key}`, key, load, () => version + pointerVersion),
     written: () => {
       version += 1;
+    },
+    pointerMoved: () => {
+      pointerVersion += 1;
     },
     bytes: () => ({
       pages: pages.bytes,
       messages: messages.bytes,
       counters: counters.bytes,
       searches: searches.bytes,
+      unread: unread.bytes,
     }),
   };
 }

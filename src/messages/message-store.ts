@@ -60,13 +60,12 @@ export function createMessageStore(database: Pick<Database, 'db' | 'dialect'>, c
   const { db, dialect } = database;
   const readsIn = prepareMessageReads(db, dialect);
   const remembered = createMessageReadCache(clock);
-  const { written } = remembered;
   const reads = readsIn(db);
   const searches = createMessageSearchStore(database, clock);
 
   return {
     ...reads,
-    ...messageWrites(db, dialect, written),
+    ...messageWrites(db, dialect, remembered),
     listAreaMessages: (areaTag, request) =>
       remembered.page(areaPageCacheKey(areaTag, request), () => reads.listAreaMessages(areaTag, request)),
     findLiveMessage: (uuid) => remembered.message(uuid, () => reads.findLiveMessage(uuid)),
@@ -74,6 +73,10 @@ export function createMessageStore(database: Pick<Database, 'db' | 'dialect'>, c
       areaTags.length === 1
         ? remembered.counters(areaTags[0] ?? '', () => reads.areaCounters(areaTags))
         : reads.areaCounters(areaTags),
+    pointersWithUnread: (userId, areaTags) =>
+      areaTags.length === 1
+        ? remembered.unread(`${userId} ${areaTags[0]}`, () => reads.pointersWithUnread(userId, areaTags))
+        : reads.pointersWithUnread(userId, areaTags),
     searchMessages: (search, request, budget) =>
       remembered.search(searchPageCacheKey(search, request), () =>
         budget.run(() => searches.searchMessages(search, request)),
@@ -94,9 +97,9 @@ export function createMessageStore(database: Pick<Database, 'db' | 'dialect'>, c
       try {
         return await db
           .transaction()
-          .execute((trx) => work({ ...readsIn(trx), ...messageWrites(trx, dialect, written) }, trx));
+          .execute((trx) => work({ ...readsIn(trx), ...messageWrites(trx, dialect, remembered) }, trx));
       } finally {
-        written();
+        remembered.written();
       }
     },
   };

@@ -3,6 +3,7 @@ import type { Dialect, Executor } from '../db/database.js';
 import type { MessagesTable } from '../db/schema.js';
 import { ServiceUnavailableError } from '../errors.js';
 import { addToLiveCounts } from './message-live-counts.js';
+import type { MessageReadCache } from './message-read-cache.js';
 import { MAX_MESSAGE_ID } from './message-rules.js';
 import { indexMessages, unindexMessage } from './message-search-store.js';
 
@@ -51,8 +52,16 @@ export interface MessageWrites {
  */
 const ROWS_PER_INSERT = 500;
 
-/** The writes of the message base in `db` (the database, or a transaction); `written` is called after each, so remembered reads go stale. */
-export function messageWrites(db: Executor, dialect: Dialect, written: () => void): MessageWrites {
+/**
+ * The writes of the message base in `db` (the database, or a transaction); `stale` hears of
+ * each (see MessageReadCache), so remembered reads go stale.
+ */
+export function messageWrites(
+  db: Executor,
+  dialect: Dialect,
+  stale: Pick<MessageReadCache, 'written' | 'pointerMoved'>,
+): MessageWrites {
+  const { written } = stale;
   return {
     async setPointer(userId, areaTag, lastReadMessageId, updatedAt) {
       await db
@@ -60,6 +69,7 @@ export function messageWrites(db: Executor, dialect: Dialect, written: () => voi
         .values({ userId, areaTag, lastReadMessageId, updatedAt })
         .onConflict((conflict) => conflict.columns(['userId', 'areaTag']).doUpdateSet({ lastReadMessageId, updatedAt }))
         .execute();
+      stale.pointerMoved();
     },
 
     async reserveMessageIds(count) {

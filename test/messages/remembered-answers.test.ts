@@ -137,4 +137,61 @@ describeEachDialect('remembered answers', (dialect) => {
       await Promise.all(holders);
     }
   });
+
+  it("answers an area's unread count asked again within the second from memory, each member their own, fresh at once after this node's writes", async () => {
+    clock.advance(MESSAGE_READ_CACHE_MAX_AGE_MS);
+    const area = async (headers: Record<string, string>) =>
+      (await get('/messages/areas/general', headers)).json() as { lastReadMessageId: number; unreadCount: number };
+    const ids = (
+      await board.board.database.db
+        .selectFrom('messages')
+        .select('id')
+        .where('areaTag', '=', 'general')
+        .where('deletedAt', 'is', null)
+        .orderBy('id')
+        .execute()
+    ).map((row) => row.id);
+    const [first, second] = ids as [number, number];
+    const setPointer = (headers: Record<string, string>, lastReadMessageId: number) =>
+      board.app.inject({
+        method: 'PUT',
+        url: `${API}/messages/areas/general/pointer`,
+        headers: { ...headers, 'content-type': 'application/json' },
+        payload: { lastReadMessageId },
+      });
+    expect((await setPointer(board.alice.auth, first)).statusCode).toBe(200);
+    expect((await setPointer(board.bob.auth, second)).statusCode).toBe(200);
+    const unreadBytes = () => board.board.messageStore.readCacheBytes().unread;
+    expect(unreadBytes()).toBe(0);
+    await area(board.alice.auth);
+    expect(await area(board.alice.auth)).toMatchObject({ lastReadMessageId: first, unreadCount: ids.length - 1 });
+    expect(unreadBytes()).toBeGreaterThan(0);
+    // Bob asks twice too: he gets his own pointer, never Alice's remembered one.
+    await area(board.bob.auth);
+    expect(await area(board.bob.auth)).toMatchObject({ lastReadMessageId: second, unreadCount: ids.length - 2 });
+
+    // Moved behind this node's back (another node, say): remembered for the rest of the second.
+    await board.board.database.db
+      .updateTable('messagePointers')
+      .set({ lastReadMessageId: second })
+      .where('userId', '=', board.alice.userId)
+      .execute();
+    expect(await area(board.alice.auth)).toMatchObject({ lastReadMessageId: first, unreadCount: ids.length - 1 });
+    clock.advance(MESSAGE_READ_CACHE_MAX_AGE_MS);
+    expect(await area(board.alice.auth)).toMatchObject({ lastReadMessageId: second, unreadCount: ids.length - 2 });
+
+    // Moved or posted on this node: fresh at once.
+    await area(board.alice.auth);
+    expect((await setPointer(board.alice.auth, first)).statusCode).toBe(200);
+    expect(await area(board.alice.auth)).toMatchObject({ lastReadMessageId: first, unreadCount: ids.length - 1 });
+    await area(board.alice.auth);
+    const posted = await board.app.inject({
+      method: 'POST',
+      url: `${API}/messages/areas/general/messages`,
+      headers: { ...board.bob.auth, 'content-type': 'application/json' },
+      payload: { subject: 'Unread news', message: 'one more' },
+    });
+    expect(posted.statusCode).toBe(201);
+    expect(await area(board.alice.auth)).toMatchObject({ lastReadMessageId: first, unreadCount: ids.length });
+  });
 });
