@@ -10,6 +10,7 @@ import type { CallerService } from './auth/caller-service.js';
 import type { CredentialService } from './auth/credential-service.js';
 import { createIdentityServices } from './auth/identity-services.js';
 import { createLoginAttemptStore } from './auth/login-attempt-store.js';
+import type { LoginSessionService } from './auth/login-session-service.js';
 import type { RegistrationService } from './auth/registration-service.js';
 import type { SessionActivityService } from './auth/session-activity-service.js';
 import { createSessionStore } from './auth/session-store.js';
@@ -59,6 +60,8 @@ export interface Board {
   readonly callers: CallerService;
   /** Passwords, and what a new one ends (sessions, API keys, webhooks). */
   readonly credentials: CredentialService;
+  /** A user's own login sessions (`/users/me/sessions`). */
+  readonly loginSessions: LoginSessionService;
   readonly profiles: ProfileService;
   /** When the callers of each session were last seen (the node list). */
   readonly sessionActivity: SessionActivityService;

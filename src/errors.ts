@@ -52,6 +52,12 @@ export const ERROR_CODES = {
   'auth.account-pending': { status: 403, detail: 'The account awaits approval by the sysop.' },
   'registration.closed': { status: 403, detail: 'The board takes no registrations.' },
   'registration.too-many': { status: 429, detail: 'Too many registrations came from this address this hour.' },
+  'account.wrong-password': { status: 403, detail: 'The current password is incorrect.' },
+  'account.login-session-required': {
+    status: 403,
+    detail: 'Only a login session may do this: an API key may not.',
+  },
+  'account.session-not-found': { status: 404, detail: 'The caller has no live login session with this id.' },
   'desk.sysops-only': { status: 403, detail: "Only sysops work the sysop's desk." },
   'desk.account-gone': { status: 404, detail: 'The account went away while the desk worked on it.' },
   'desk.not-pending': { status: 409, detail: 'The account is not an application waiting for a decision.' },

@@ -1,5 +1,5 @@
 import type { AuditAction, AuditRow, AuditStore } from '../audit/audit-store.js';
-import type { CredentialService } from '../auth/credential-service.js';
+import type { CredentialService, NewAccountInput } from '../auth/credential-service.js';
 import { type Caller, isSysop } from '../caller.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/load-config.js';
@@ -60,6 +60,12 @@ export interface DeskService {
   unlock(actor: DeskActor, username: string): Promise<AccountView>;
   /** Makes `groups` the account's groups, exactly. */
   setGroups(actor: DeskActor, username: string, groups: readonly string[]): Promise<AccountView>;
+  /** Opens an active account (`baud user add`): the rules of account creation hold (400, 409). */
+  createAccount(actor: DeskActor, input: NewAccountInput): Promise<AccountView>;
+  /** Adds the account to one group; already a member: no change. */
+  joinGroup(actor: DeskActor, username: string, group: string): Promise<AccountView>;
+  /** Takes the account out of one group; not a member: no change. */
+  leaveGroup(actor: DeskActor, username: string, group: string): Promise<AccountView>;
   /** The audit log, newest first. */
   listAudit(actor: DeskActor, request: PageRequest): Promise<Page<AuditView>>;
 }
@@ -68,7 +74,7 @@ export function createDeskService(deps: {
   config: Config;
   clock: Clock;
   stores: { readonly users: UserStore; readonly audit: AuditStore };
-  credentials: Pick<CredentialService, 'endSessions'>;
+  credentials: Pick<CredentialService, 'endSessions' | 'createAccount'>;
 }): DeskService {
   const { config, clock, credentials } = deps;
   const { users, audit } = deps.stores;
@@ -184,6 +190,37 @@ export function createDeskService(deps: {
         await users.replaceGroups(trx, account.id, wanted);
         return `groups: ${wanted.join(', ') || 'none'}`;
       });
+      return viewOf(row.id);
+    },
+
+    async createAccount(actor, input) {
+      const name = actorName(actor);
+      const extraGroups = input.groups?.length ? `; also joins ${[...input.groups].sort().join(', ')}` : '';
+      const created = await credentials.createAccount({ ...input, isPending: false }, async (trx) => {
+        const detail = `account created${extraGroups}`;
+        await audit.record(trx, {
+          at: clock.now().toISOString(),
+          actor: name,
+          action: 'user.created',
+          target: input.username,
+          detail,
+        });
+      });
+      return viewOf(created.userId);
+    },
+
+    async joinGroup(actor, username, group) {
+      assertValidGroup(group);
+      const row = await changeAccount(actor, username, 'user.groups-changed', async (trx, account) =>
+        (await users.joinGroups(trx, account.id, [group])) === 1 ? `joined ${group}` : null,
+      );
+      return viewOf(row.id);
+    },
+
+    async leaveGroup(actor, username, group) {
+      const row = await changeAccount(actor, username, 'user.groups-changed', async (trx, account) =>
+        (await users.leaveGroup(trx, account.id, group)) ? `left ${group}` : null,
+      );
       return viewOf(row.id);
     },
 

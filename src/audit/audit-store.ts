@@ -7,6 +7,8 @@ import type { Page, PageRequest } from '../page.js';
 /** Every kind of account change the audit log records. */
 export const AUDIT_ACTIONS = [
   'user.registered',
+  'user.created',
+  'user.password-changed',
   'user.approved',
   'user.rejected',
   'user.locked',

@@ -1,7 +1,9 @@
+import type { AuditStore } from '../audit/audit-store.js';
+import type { Caller } from '../caller.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/load-config.js';
 import type { Executor } from '../db/database.js';
-import { BadRequestError } from '../errors.js';
+import { BadRequestError, ForbiddenError, UnauthorizedError } from '../errors.js';
 import {
   type AlsoInTransaction,
   findUserNamed,
@@ -10,10 +12,12 @@ import {
   type UserSummary,
 } from '../users/user-service.js';
 import type { UserStore } from '../users/user-store.js';
-import { assertValidUsername } from '../users/username.js';
+import { assertValidUsername, usernameKey } from '../users/username.js';
 import type { WebhookStore } from '../webhooks/webhook-store.js';
 import type { ApiKeyStore } from './api-key-store.js';
-import { hashPassword } from './passwords.js';
+import type { LoginReservation, LoginThrottle } from './login-throttle.js';
+import { hashPassword, verifyPassword } from './passwords.js';
+import { type RateLimitQuota, rateLimitHeaders } from './rate-limit-headers.js';
 import type { SessionStore } from './session-store.js';
 
 /**
@@ -25,6 +29,14 @@ export type NewAccountInput = Omit<NewUserInput, 'passwordHash'> & { readonly pa
 /** What a password change ended beyond sessions and keys, for the operator to hear. */
 export interface PasswordReset {
   readonly webhooksDeactivated: number;
+}
+
+/** `PUT /users/me/password`: the password the caller has now, and the one they want. */
+export interface OwnPasswordChange {
+  readonly currentPassword: string;
+  readonly newPassword: string;
+  /** Where the request came from: a wrong current password counts against it as a failed login does. */
+  readonly clientAddress: string;
 }
 
 /** Why a webhook stopped when its owner's password was reset (shown with the webhook). */
@@ -52,9 +64,21 @@ export interface CredentialService {
    * sessions (their refresh families die) and API keys (revoked); and the user's webhooks are
    * deactivated, since one made with a stolen credential would go on delivering (their owner
    * sees why and may switch them on again). One transaction, so nothing outlives a password
-   * change that took effect.
+   * change that took effect. This is the operator's reset (`baud user passwd`): the audit log
+   * records it as the console's.
    */
   setPassword(username: string, password: string): Promise<PasswordReset>;
+  /**
+   * The caller changes their own password. Only in a login session (an API key → 403
+   * `account.login-session-required`). A new password that breaks the rules → 400 before
+   * anything else. The current password is checked as a login checks one, in the login
+   * throttle's windows of the account and the address: a wrong one keeps its slots (403
+   * `account.wrong-password` with the RateLimit headers), a full window answers 429 before any
+   * check. Then everything the old password stood behind ends as with `setPassword`, except the
+   * session the change is made in. Two changes racing: the first wins; the second's current
+   * password is no longer current (403). Returns what the caller's address has left.
+   */
+  changeOwnPassword(caller: Caller, change: OwnPasswordChange): Promise<RateLimitQuota>;
 }
 
 export function createCredentialService(deps: {
@@ -62,22 +86,57 @@ export function createCredentialService(deps: {
   stores: {
     readonly users: UserStore;
     readonly apiKeys: ApiKeyStore;
-    readonly sessions: Pick<SessionStore, 'revokeUserSessions'>;
+    readonly sessions: Pick<SessionStore, 'revokeUserSessions' | 'revokeOtherSessions'>;
     readonly webhooks: Pick<WebhookStore, 'deactivateOwnedBy'>;
+    /** Every password change is audited. */
+    readonly audit: AuditStore;
   };
+  /** A wrong current password is a failed login: it spends an attempt of the same windows. */
+  loginThrottle: LoginThrottle;
   config: Config;
   clock: Clock;
 }): CredentialService {
-  const { users, stores, config, clock } = deps;
+  const { users, stores, loginThrottle, config, clock } = deps;
 
-  function assertValidPassword(password: string): void {
+  /** `pointer`: where the password is in the request (`/password`, `/newPassword`). */
+  function assertValidPassword(password: string, pointer = '/password'): void {
     const minLength = config.users.passwordMinLength;
     if ([...password].length < minLength) {
       throw new BadRequestError('user.password-too-short', `password must be at least ${minLength} characters`, [
-        { pointer: '/password', message: `must be at least ${minLength} characters` },
+        { pointer, message: `must be at least ${minLength} characters` },
       ]);
     }
   }
+
+  /**
+   * The one place where what stood behind a password ends, inside `trx`, the transaction that
+   * replaced it: the user's login sessions but `keptSessionId` (the one an own change is made
+   * in), every API key, and the user's webhooks (deactivated, with the reason shown).
+   */
+  async function endWhatThePasswordStoodBehind(
+    trx: Executor,
+    userId: number,
+    at: string,
+    keptSessionId: string | null,
+  ): Promise<PasswordReset> {
+    if (keptSessionId === null) await stores.sessions.revokeUserSessions(trx, userId, at);
+    else await stores.sessions.revokeOtherSessions(trx, userId, keptSessionId, at);
+    await stores.apiKeys.revokeUserKeys(trx, userId, at);
+    return { webhooksDeactivated: await stores.webhooks.deactivateOwnedBy(trx, userId, at, PASSWORD_RESET_REASON) };
+  }
+
+  /** What the audit log says a password change ended. */
+  function endedDetail(sessions: string, reset: PasswordReset): string {
+    const webhooks = reset.webhooksDeactivated;
+    const deactivated = webhooks === 0 ? '' : `; ${webhooks} webhook${webhooks === 1 ? '' : 's'} deactivated`;
+    return `${sessions} ended, API keys revoked${deactivated}`;
+  }
+
+  const wrongPassword = (reservation: LoginReservation) =>
+    // The attempt keeps the slots it reserved: they are the failure's record, as at login.
+    new ForbiddenError('account.wrong-password', 'The current password is incorrect.').withHeaders(
+      rateLimitHeaders(reservation.quotaIfFailed),
+    );
 
   return {
     async createAccount({ password, ...account }, alsoInTransaction) {
@@ -95,12 +154,57 @@ export function createCredentialService(deps: {
       const passwordHash = await hashPassword(password);
       const now = clock.now().toISOString();
       return stores.users.transaction(async (trx) => {
-        // The new hash moves `credentialsChangedAt`: every login session begun before it ends.
+        // The new hash moves `credentialsChangedAt` too: a session begun before it is dead even
+        // if its row were missed.
         await stores.users.setPasswordHash(trx, row.id, passwordHash, now);
-        await stores.apiKeys.revokeUserKeys(trx, row.id, now);
-        return {
-          webhooksDeactivated: await stores.webhooks.deactivateOwnedBy(trx, row.id, now, PASSWORD_RESET_REASON),
-        };
+        const reset = await endWhatThePasswordStoodBehind(trx, row.id, now, null);
+        await stores.audit.record(trx, {
+          at: now,
+          actor: null,
+          action: 'user.password-changed',
+          target: row.username,
+          detail: `set at the console; ${endedDetail('login sessions', reset)}`,
+        });
+        return reset;
+      });
+    },
+
+    async changeOwnPassword(caller, change) {
+      if (caller.kind === 'anonymous') throw new UnauthorizedError('auth.required');
+      if (caller.session === null) {
+        throw new ForbiddenError(
+          'account.login-session-required',
+          'Only a login session may change the password: log in with it; an API key may not.',
+        );
+      }
+      const { user, session } = caller;
+      // Before the throttle and any hash: a bad new password costs neither an attempt nor a hash.
+      assertValidPassword(change.newPassword, '/newPassword');
+      const reservation = await loginThrottle.reserve({
+        usernameKey: usernameKey(user.username),
+        clientAddress: change.clientAddress,
+      });
+      const row = await stores.users.findById(user.id);
+      if (!row || !(await verifyPassword(row.passwordHash, change.currentPassword))) throw wrongPassword(reservation);
+      const passwordHash = await hashPassword(change.newPassword);
+      const at = clock.now().toISOString();
+      return stores.users.transaction(async (trx) => {
+        // Only over the hash the current password was checked against: of two changes racing,
+        // the second finds another hash, and the password it gave is no longer the current one.
+        // `credentialsChangedAt` stays: it would end the session the change is made in too.
+        if (!(await stores.users.replacePasswordHash(trx, row.id, row.passwordHash, passwordHash))) {
+          throw wrongPassword(reservation);
+        }
+        const reset = await endWhatThePasswordStoodBehind(trx, row.id, at, session.id);
+        const quota = await loginThrottle.recordSuccess(trx, reservation);
+        await stores.audit.record(trx, {
+          at,
+          actor: row.username,
+          action: 'user.password-changed',
+          target: row.username,
+          detail: `changed by the user; ${endedDetail('other login sessions', reset)}`,
+        });
+        return quota;
       });
     },
   };

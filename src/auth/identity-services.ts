@@ -14,6 +14,7 @@ import { type AuthService, createAuthService } from './auth-service.js';
 import { type CallerService, createCallerService } from './caller-service.js';
 import { type CredentialService, createCredentialService } from './credential-service.js';
 import type { LoginAttemptStore } from './login-attempt-store.js';
+import { createLoginSessionService, type LoginSessionService } from './login-session-service.js';
 import { createLoginThrottle } from './login-throttle.js';
 import { createRefreshTokens } from './refresh-tokens.js';
 import { createRegistrationService, type RegistrationService } from './registration-service.js';
@@ -35,6 +36,8 @@ export interface IdentityServices {
   readonly callers: CallerService;
   /** Passwords, and what ends with them. */
   readonly credentials: CredentialService;
+  /** A user's own login sessions: listing and ending them. */
+  readonly loginSessions: LoginSessionService;
   /** People applying for an account. */
   readonly registration: RegistrationService;
   /** When the callers of each session were last seen. */
@@ -52,7 +55,7 @@ export function createIdentityServices(deps: {
     readonly system: SystemStore;
     /** A password change deactivates the user's webhooks (see `createCredentialService`). */
     readonly webhooks: Pick<WebhookStore, 'deactivateOwnedBy'>;
-    /** Each registration is audited. */
+    /** Each registration and each password change is audited. */
     readonly audit: AuditStore;
   };
   users: UserService;
@@ -73,7 +76,7 @@ export function createIdentityServices(deps: {
   });
   const loginThrottle = createLoginThrottle({ store: stores.loginAttempts, clock, config });
   const apiKeys = createApiKeyService({ store: stores.apiKeys, clock, users });
-  const credentials = createCredentialService({ users, stores, config, clock });
+  const credentials = createCredentialService({ users, stores, loginThrottle, config, clock });
   return {
     accessTokens,
     auth: createAuthService({
@@ -96,6 +99,7 @@ export function createIdentityServices(deps: {
       identityChanges: deps.identityChanges,
     }),
     credentials,
+    loginSessions: createLoginSessionService({ sessions: stores.sessions, clock }),
     registration: createRegistrationService({
       config,
       clock,

@@ -20,6 +20,10 @@ function activeSince(now: Date): string {
   return new Date(now.getTime() - ACTIVE_SESSION_WINDOW_MS).toISOString();
 }
 
+/** The ways into a login session: a login through the API, or one at the terminal (SSH, telnet). */
+export const SESSION_VIAS = ['api', 'terminal'] as const;
+export type SessionVia = (typeof SESSION_VIAS)[number];
+
 /** A new login session (refresh family). */
 export interface NewSession {
   readonly id: string;
@@ -28,6 +32,16 @@ export interface NewSession {
   readonly expiresAt: string;
   readonly isSecure: boolean;
   readonly clientAddress: string;
+  /** How the user came in; `api` unless the terminal begins the session. */
+  readonly via?: SessionVia;
+}
+
+/** A live login session as its own user sees it listed. */
+export interface UserSessionRow {
+  readonly id: string;
+  readonly createdAt: string;
+  readonly lastActivityAt: string;
+  readonly via: SessionVia;
 }
 
 export interface NewRefreshToken {
@@ -104,6 +118,18 @@ export interface SessionStore {
   revokeSession(trx: Executor, sessionId: string, revokedAt: string): Promise<void>;
   /** Revokes every session of the user that is not revoked yet. */
   revokeUserSessions(trx: Executor, userId: number, revokedAt: string): Promise<void>;
+  /** Revokes every session of the user but `keptSessionId` (a password change keeps the one it was made in). */
+  revokeOtherSessions(trx: Executor, userId: number, keptSessionId: string, revokedAt: string): Promise<void>;
+  /**
+   * The user's live sessions at `now`, oldest first. At most `restApi.maxSessionsPerUser` are
+   * alive (a login ends the oldest beyond), so this is one short list.
+   */
+  listUserSessions(userId: number, now: Date): Promise<UserSessionRow[]>;
+  /**
+   * Revokes the session `sessionId` if it is one of `userId`'s and alive at `now`; true when it
+   * was (and is now revoked). Anyone else's session, or a dead one, is left as it is: false.
+   */
+  revokeLiveUserSession(userId: number, sessionId: string, now: Date): Promise<boolean>;
   /**
    * Deletes what can never be used again at `now`: expired tokens, and sessions that are
    * revoked or past their absolute lifetime (their tokens go with them).
@@ -255,6 +281,7 @@ export function createSessionStore(db: Db, identityChanges: IdentityChanges): Se
           isSecure: session.isSecure ? 1 : 0,
           clientAddress: session.clientAddress,
           revokedAt: null,
+          via: session.via ?? 'api',
         })
         .execute();
     },
@@ -354,6 +381,49 @@ export function createSessionStore(db: Db, identityChanges: IdentityChanges): Se
         .where('revokedAt', 'is', null)
         .execute();
       sessionsChanged();
+    },
+
+    async revokeOtherSessions(trx, userId, keptSessionId, revokedAt) {
+      await trx
+        .updateTable('refreshFamilies')
+        .set({ revokedAt })
+        .where('userId', '=', userId)
+        .where('id', '!=', keptSessionId)
+        .where('revokedAt', 'is', null)
+        .execute();
+      sessionsChanged();
+    },
+
+    listUserSessions: (userId, now) =>
+      liveSessionsQuery(db, now.toISOString())
+        .select([
+          'refreshFamilies.id',
+          'refreshFamilies.createdAt',
+          'refreshFamilies.lastActivityAt',
+          'refreshFamilies.via',
+        ])
+        .where('refreshFamilies.userId', '=', userId)
+        .orderBy('refreshFamilies.createdAt')
+        .orderBy('refreshFamilies.id')
+        .execute(),
+
+    async revokeLiveUserSession(userId, sessionId, now) {
+      const nowIso = now.toISOString();
+      // One statement, so a session that dies between a check and the update is never counted as ended here.
+      const live = liveSessionsQuery(db, nowIso)
+        .select('refreshFamilies.id')
+        .where('refreshFamilies.id', '=', sessionId)
+        .where('refreshFamilies.userId', '=', userId);
+      const revoked = await db
+        .updateTable('refreshFamilies')
+        .set({ revokedAt: nowIso })
+        .where('id', 'in', live)
+        // Checked again on the row itself: of two racing ends, PostgreSQL lets the second see the first.
+        .where('revokedAt', 'is', null)
+        .executeTakeFirst();
+      const wasEnded = Number(revoked.numUpdatedRows) === 1;
+      if (wasEnded) sessionsChanged();
+      return wasEnded;
     },
 
     async pruneDead(now) {

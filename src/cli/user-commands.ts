@@ -38,14 +38,11 @@ export function registerUserCommands(program: Command): void {
       .option('--email <address>', 'email address'),
   ).action(async (username: string, options: PasswordOptions & { group: string[]; email?: string }) => {
     const password = await passwordFrom(options);
-    const created = await withBoard(options, (board) =>
-      board.credentials.createAccount({
-        username,
-        password,
-        groups: options.group,
-        emailAddress: options.email ?? null,
-      }),
-    );
+    const created = await withBoard(options, async (board) => {
+      const account = { username, password, groups: options.group, emailAddress: options.email ?? null };
+      const { username: createdName } = await board.desk.createAccount(CONSOLE, account);
+      return board.users.getUser(createdName);
+    });
     printResult(options, created, `created user ${describeUser(created)}`);
   });
 
@@ -80,9 +77,10 @@ export function registerUserCommands(program: Command): void {
   ] as const) {
     withCommonOptions(group.command(`${verb} <username> <group>`).description(description)).action(
       async (username: string, groupName: string, options: CommonOptions) => {
-        const updated = await withBoard(options, (board) =>
-          verb === 'add' ? board.users.addGroup(username, groupName) : board.users.removeGroup(username, groupName),
-        );
+        const updated = await withBoard(options, async (board) => {
+          await (verb === 'add' ? board.desk.joinGroup : board.desk.leaveGroup)(CONSOLE, username, groupName);
+          return board.users.getUser(username);
+        });
         printResult(options, updated, describeUser(updated));
       },
     );

@@ -85,6 +85,8 @@ export interface RefreshFamiliesTable {
   isSecure: number;
   clientAddress: string;
   revokedAt: Timestamp | null;
+  /** How the user came in: `api` or `terminal` (see SESSION_VIAS). */
+  via: ColumnType<'api' | 'terminal', 'api' | 'terminal' | undefined, never>;
 }
 
 export interface RefreshTokensTable {

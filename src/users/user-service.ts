@@ -51,8 +51,6 @@ export interface UserService {
    * `alsoInTransaction` in its transaction. Name clashes → ConflictError.
    */
   createUser(input: NewUserInput, alsoInTransaction?: AlsoInTransaction): Promise<UserSummary>;
-  addGroup(username: string, group: string): Promise<UserSummary>;
-  removeGroup(username: string, group: string): Promise<UserSummary>;
   listUsers(): Promise<UserSummary[]>;
   /** Unknown → NotFoundError. */
   getUser(username: string): Promise<UserSummary>;
@@ -91,19 +89,6 @@ export function createUserService(deps: { store: UserStore; config: Config; cloc
       const row = await store.findById(userId);
       if (!row) throw new Error(`user ${userId} vanished right after it was created`);
       return summarise(row, groups.sort());
-    },
-
-    async addGroup(username, group) {
-      assertValidGroup(group);
-      const row = await findUserNamed(store, username);
-      await store.addGroup(row.id, group);
-      return summaryOf(row);
-    },
-
-    async removeGroup(username, group) {
-      const row = await findUserNamed(store, username);
-      await store.removeGroup(row.id, group);
-      return summaryOf(row);
     },
 
     async listUsers() {

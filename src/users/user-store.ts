@@ -88,7 +88,7 @@ export interface UserStore {
   /** Deletes the account and what hangs on it (groups, sessions, keys: their rows cascade). */
   deleteUser(trx: Executor, userId: number): Promise<void>;
   /** Joins each of `groups`; already a member is no change. */
-  joinGroups(trx: Executor, userId: number, groups: readonly string[]): Promise<void>;
+  joinGroups(trx: Executor, userId: number, groups: readonly string[]): Promise<number>;
   /** Makes `groups` the user's groups, exactly. */
   replaceGroups(trx: Executor, userId: number, groups: readonly string[]): Promise<void>;
   /** One keyset page of the accounts `filter` lets through, by id. */
@@ -96,15 +96,14 @@ export interface UserStore {
   /** Sets the password hash and `credentialsChangedAt` (which ends every older session). */
   setPasswordHash(trx: Executor, userId: number, passwordHash: string, changedAt: string): Promise<void>;
   /**
-   * Replaces the password hash with the same password's new hash (an imported hash upgraded at
-   * login), only while the stored one is still `expectedOldHash`, so a password changed in
-   * between wins. Not a credential change: sessions, API keys and `credentialsChangedAt` stay.
+   * Replaces the password hash only while the stored one is still `expectedOldHash`, so a
+   * password changed in between wins: an imported hash upgraded at login (the same password), or
+   * a user's own change (which ends the other sessions itself). `credentialsChangedAt` stays.
    * True when it replaced.
    */
   replacePasswordHash(trx: Executor, userId: number, expectedOldHash: string, newHash: string): Promise<boolean>;
-  /** Joins a group; already a member is no change. */
-  addGroup(userId: number, group: string): Promise<void>;
-  removeGroup(userId: number, group: string): Promise<void>;
+  /** Leaves a group; true when the user was a member. */
+  leaveGroup(trx: Executor, userId: number, group: string): Promise<boolean>;
   setDisabledState(
     trx: Executor,
     userId: number,
@@ -142,14 +141,16 @@ export function createUserStore(db: Db, identityChanges: IdentityChanges): UserS
     db.selectFrom('userGroups').select('groupName').where('userId', '=', p.userId).orderBy('groupName'),
   );
 
-  async function joinGroups(trx: Executor, userId: number, groups: readonly string[]): Promise<void> {
-    if (groups.length === 0) return;
-    await trx
+  /** Returns how many of `groups` the user joined (not a member before). */
+  async function joinGroups(trx: Executor, userId: number, groups: readonly string[]): Promise<number> {
+    if (groups.length === 0) return 0;
+    const joined = await trx
       .insertInto('userGroups')
       .values(groups.map((groupName) => ({ userId, groupName })))
       .onConflict((conflict) => conflict.columns(['userId', 'groupName']).doNothing())
-      .execute();
+      .executeTakeFirst();
     identityChanges.changed();
+    return Number(joined.numInsertedOrUpdatedRows ?? 0);
   }
 
   return {
@@ -316,13 +317,16 @@ export function createUserStore(db: Db, identityChanges: IdentityChanges): UserS
       return Number(result.numUpdatedRows) === 1;
     },
 
-    addGroup: (userId, group) => joinGroups(db, userId, [group]),
-
     joinGroups,
 
-    async removeGroup(userId, group) {
-      await db.deleteFrom('userGroups').where('userId', '=', userId).where('groupName', '=', group).execute();
+    async leaveGroup(trx, userId, group) {
+      const left = await trx
+        .deleteFrom('userGroups')
+        .where('userId', '=', userId)
+        .where('groupName', '=', group)
+        .executeTakeFirst();
       identityChanges.changed();
+      return Number(left.numDeletedRows) === 1;
     },
 
     async setDisabledState(trx, userId, state) {

@@ -58,6 +58,6 @@ describe("the desk's commands", () => {
       ['applicant', 'user.registered', 'applicant'],
     ]);
     const readable = await baud('audit');
-    expect(readable.stdout.split('\n')[0]).toMatch(/^\S+Z\t\(console\)\tuser\.unlocked\tapplicant\tunlocked$/);
+    expect(readable.stdout.split('\n')[0]).toMatch(/^\d+\t\S+Z\t\(console\)\tuser\.unlocked\tapplicant\tunlocked$/);
   });
 });

@@ -1,8 +1,11 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
+import { rateLimitHeaders } from '../../auth/rate-limit-headers.js';
+import { SESSION_VIAS } from '../../auth/session-store.js';
 import type { Board } from '../../board.js';
 import { PROFILE_FIELD_MAX_LENGTH } from '../../users/profile-service.js';
+import { ListEnvelope, wholeListReply } from '../pagination.js';
 import { ProblemResponses, USER_CARD_EXAMPLE } from '../schemas.js';
 
 const DateTime = Type.String({ format: 'date-time' });
@@ -146,5 +149,117 @@ export function registerUserRoutes(fastify: FastifyInstance, board: Board): void
       },
     },
     (request) => board.profiles.getPublicProfile(request.caller, request.params.username),
+  );
+
+  registerOwnAccountRoutes(fastify, board);
+}
+
+// --- Your own account: password and login sessions (docs/api-notes.md "Your own account") ---
+
+const PasswordChangeBody = Type.Object(
+  {
+    // Bounded as at login, so nobody can make argon2 hash megabytes per attempt.
+    currentPassword: Type.String({ minLength: 1, maxLength: 1024 }),
+    newPassword: Type.String({
+      minLength: 1,
+      maxLength: 1024,
+      description: 'The rules of account creation: at least users.passwordMinLength (8) characters.',
+    }),
+  },
+  {
+    additionalProperties: false,
+    examples: [{ currentPassword: 'correct horse battery', newPassword: 'a longer horse battery staple' }],
+  },
+);
+
+const OwnSession = Type.Object(
+  {
+    id: Type.String({ description: 'The session id (the `sid` of its access tokens); not a credential.' }),
+    createdAt: DateTime,
+    lastSeenAt: Type.String({
+      format: 'date-time',
+      description: 'The last request of the session, written at most once a minute.',
+    }),
+    current: Type.Boolean({ description: 'The session this request was made in.' }),
+    via: Type.Union([Type.Literal(SESSION_VIAS[0]), Type.Literal(SESSION_VIAS[1])], {
+      description: '`api`: logged in through the API (the web reader too); `terminal`: SSH or telnet.',
+    }),
+  },
+  {
+    $id: 'OwnSession',
+    examples: [
+      {
+        id: '0b8f3c1e-5d2a-4f7e-9c61-3a2d4e5f6a7b',
+        createdAt: '2026-11-24T08:12:00.000Z',
+        lastSeenAt: '2026-11-24T15:51:03.763Z',
+        current: true,
+        via: 'api',
+      },
+    ],
+  },
+);
+
+const SessionParams = Type.Object({ sessionId: Type.String({ minLength: 1, maxLength: 100 }) });
+
+function registerOwnAccountRoutes(fastify: FastifyInstance, board: Board): void {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const { maxSessionsPerUser } = board.config.contentServers.web.restApi;
+
+  app.put(
+    '/users/me/password',
+    {
+      schema: {
+        tags: ['users'],
+        summary: 'Change own password',
+        description:
+          'Only in a login session (an API key → 403 `account.login-session-required`). Every other login session ' +
+          'of the user ends at once (on other nodes within a second); the one of this request stays. As with ' +
+          '`baud user passwd`, every API key of the user is revoked and their webhooks are deactivated. A new ' +
+          'password that breaks the rules → 400. A wrong current password → 403 `account.wrong-password`, and ' +
+          'it counts as a failed login for the account and the client address: beyond the login throttle → 429 ' +
+          'with Retry-After. The 204, 403 and 429 carry the RateLimit headers of what the address has left.',
+        body: PasswordChangeBody,
+        response: { 204: Type.Null({ description: 'Changed.' }), ...ProblemResponses(401, 403, 415, 429) },
+      },
+    },
+    async (request, reply) => {
+      const quota = await board.credentials.changeOwnPassword(request.caller, {
+        ...request.body,
+        clientAddress: request.ip,
+      });
+      return reply.code(204).headers(rateLimitHeaders(quota)).send(null);
+    },
+  );
+
+  app.get(
+    '/users/me/sessions',
+    {
+      schema: {
+        tags: ['users'],
+        summary: 'Own login sessions',
+        description: `The caller's live login sessions, oldest first; one page (at most restApi.maxSessionsPerUser, ${maxSessionsPerUser} here).`,
+        response: { 200: ListEnvelope(OwnSession), ...ProblemResponses(401, 403) },
+      },
+    },
+    async (request) => wholeListReply(await board.loginSessions.listOwnSessions(request.caller), maxSessionsPerUser),
+  );
+
+  app.delete(
+    '/users/me/sessions/:sessionId',
+    {
+      schema: {
+        tags: ['users'],
+        summary: 'End one of own login sessions',
+        description:
+          'Its refresh token and access tokens stop working at once (on other nodes within a second). ' +
+          'An id that is not one of your live sessions → 404.',
+        params: SessionParams,
+        response: { 204: Type.Null({ description: 'Ended.' }), ...ProblemResponses(401, 403, 404) },
+      },
+    },
+    async (request, reply) => {
+      await board.loginSessions.endOwnSession(request.caller, request.params.sessionId);
+      return reply.code(204).send(null);
+    },
   );
 }
