@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { CONSOLE } from '../admin/desk-service.js';
 import { openBoard } from '../board.js';
 import { SYSOP_GROUP } from '../caller.js';
 import { ConfigError } from '../config/config-error.js';
@@ -68,7 +69,8 @@ async function createBoardContent(
   const board = await openBoard(config);
   try {
     const sysop: Credential = { username: options.sysopName ?? 'sysop', password: randomPassword(), role: 'sysop' };
-    await board.credentials.createAccount({
+    // Through the desk, as the console: the audit log begins with the accounts the board began with.
+    await board.desk.createAccount(CONSOLE, {
       username: sysop.username,
       password: sysop.password,
       groups: [SYSOP_GROUP],
@@ -76,7 +78,7 @@ async function createBoardContent(
     const credentials: Credential[] = [sysop];
     if (options.demo) {
       const demoUser: Credential = { username: 'demo', password: randomPassword(), role: 'user' };
-      await board.credentials.createAccount({ username: demoUser.username, password: demoUser.password });
+      await board.desk.createAccount(CONSOLE, { username: demoUser.username, password: demoUser.password });
       credentials.push(demoUser);
       await seedDemoContent(board, { sysopName: sysop.username, demoUserName: demoUser.username });
     }

@@ -57,6 +57,9 @@ const COMMUNITY_ENDPOINTS = [
   'POST /admin/users/{username}/unlock',
   'PUT /admin/users/{username}/groups',
   'GET /admin/audit',
+  'PUT /users/me/password',
+  'GET /users/me/sessions',
+  'DELETE /users/me/sessions/{sessionId}',
 ] as const;
 
 const PREFIX = '/_baud/api/v1';

@@ -199,7 +199,14 @@ const OwnSession = Type.Object(
   },
 );
 
-const SessionParams = Type.Object({ sessionId: Type.String({ minLength: 1, maxLength: 100 }) });
+const SessionParams = Type.Object({
+  sessionId: Type.String({
+    minLength: 1,
+    maxLength: 100,
+    description: 'The `id` of the session in GET /users/me/sessions.',
+    examples: ['0b8f3c1e-5d2a-4f7e-9c61-3a2d4e5f6a7b'],
+  }),
+});
 
 function registerOwnAccountRoutes(fastify: FastifyInstance, board: Board): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -237,7 +244,9 @@ function registerOwnAccountRoutes(fastify: FastifyInstance, board: Board): void 
       schema: {
         tags: ['users'],
         summary: 'Own login sessions',
-        description: `The caller's live login sessions, oldest first; one page (at most restApi.maxSessionsPerUser, ${maxSessionsPerUser} here).`,
+        description:
+          "The caller's live login sessions, oldest first, in one page: a user has at most " +
+          'restApi.maxSessionsPerUser (default 10) live sessions, since a login ends the oldest beyond.',
         response: { 200: ListEnvelope(OwnSession), ...ProblemResponses(401, 403) },
       },
     },
