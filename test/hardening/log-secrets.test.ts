@@ -18,6 +18,7 @@ const BOARD_CONFIG = {
 const FIRST_PASSWORD = 'Lsec-first-Password-7f3a91';
 const SECOND_PASSWORD = 'Lsec-second-Password-c08e42';
 const WRONG_PASSWORD = 'Lsec-wrong-Password-5d2b66';
+const THIRD_PASSWORD = 'Lsec-third-Password-9e4c17';
 
 /** The parts of a secret that must not appear: the whole value and, for a JWT, its signature. */
 function secretForms(label: string, value: string): Array<{ label: string; value: string }> {
@@ -47,6 +48,7 @@ describeEachDialect('secrets in the logs', (dialect) => {
       { label: 'first password', value: FIRST_PASSWORD },
       { label: 'second password', value: SECOND_PASSWORD },
       { label: 'wrong password', value: WRONG_PASSWORD },
+      { label: 'third password', value: THIRD_PASSWORD },
     ];
     const keep = (label: string, value: string) => {
       secrets.push(...secretForms(label, value));
@@ -211,6 +213,21 @@ describeEachDialect('secrets in the logs', (dialect) => {
     const thirdToken = keep('third access token', field<string>(relogged.json, 'accessToken'));
     const thirdRefresh = keep('third refresh token', refreshCookieOf(relogged));
     note('GET /users/me (third token)', (await api(apiUrl, '/users/me', { token: thirdToken })).status, 200);
+
+    // The user changes their own password: once with a wrong current one, then rightly.
+    const changeOwn = (currentPassword: string) =>
+      api(apiUrl, '/users/me/password', {
+        method: 'PUT',
+        token: thirdToken,
+        json: { currentPassword, newPassword: THIRD_PASSWORD },
+      });
+    note('own password change with a wrong current password', (await changeOwn(WRONG_PASSWORD)).status, 403);
+    note('own password change', (await changeOwn(SECOND_PASSWORD)).status, 204);
+    note(
+      'GET /users/me (the session of the change)',
+      (await api(apiUrl, '/users/me', { token: thirdToken })).status,
+      200,
+    );
     note(
       'logout again',
       (await api(apiUrl, '/auth/logout', { method: 'POST', headers: { cookie: `baud_refresh=${thirdRefresh}` } }))
