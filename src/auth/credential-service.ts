@@ -174,7 +174,7 @@ export function createCredentialService(deps: {
       if (caller.session === null) {
         throw new ForbiddenError(
           'account.login-session-required',
-          'Only a login session may change the password: log in with it; an API key may not.',
+          'Only a login session may change the password, not an API key: log in and send its access token.',
         );
       }
       const { user, session } = caller;

@@ -50,7 +50,11 @@ export interface UsersTable {
   properties: ColumnType<string, string | undefined, string>;
   createdAt: Timestamp;
   disabledAt: Timestamp | null;
-  /** Bumped on password change or disable: refresh families older than this are dead. */
+  /**
+   * Bumped by a password reset at the console or a disable: refresh families older than this are
+   * dead. A user's own password change leaves it and revokes their other families by row, since
+   * it keeps the one it was made in.
+   */
   credentialsChangedAt: Timestamp;
   lastLoginAt: Timestamp | null;
   loginCount: Generated<number>;

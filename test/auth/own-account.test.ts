@@ -164,7 +164,7 @@ describeEachDialect('your own account: password and login sessions', (dialect) =
       type: '/_baud/api/v1/errors/403',
       title: 'Forbidden',
       status: 403,
-      detail: 'Only a login session may change the password: log in with it; an API key may not.',
+      detail: 'Only a login session may change the password, not an API key: log in and send its access token.',
       code: 'account.login-session-required',
     });
     expect((await changePassword({}, { currentPassword: PASSWORD, newPassword: NEW_PASSWORD })).statusCode).toBe(401);
@@ -238,6 +238,12 @@ describeEachDialect('your own account: password and login sessions', (dialect) =
     expect((await getMe(board, keep.headers)).statusCode).toBe(200);
     // Ended already: it is no longer a live session of yours.
     expect((await endSession(keep.headers, loseId)).statusCode).toBe(404);
+
+    // The session of the request itself may be ended too: a logout from here, cookie aside.
+    const keepId = (await listSessions(keep.headers)).json().data[0].id;
+    expect((await endSession(keep.headers, keepId)).statusCode).toBe(204);
+    expect((await getMe(board, keep.headers)).statusCode).toBe(401);
+    expect((await refresh(board, keep.refreshToken)).statusCode).toBe(401);
   });
 
   it("answers 404 alike for an unknown id and for someone else's session, and leaves theirs alone", async () => {
