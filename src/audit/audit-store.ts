@@ -9,6 +9,8 @@ export const AUDIT_ACTIONS = [
   'user.registered',
   'user.created',
   'user.password-changed',
+  'user.api-key-created',
+  'user.api-key-revoked',
   'user.approved',
   'user.rejected',
   'user.locked',

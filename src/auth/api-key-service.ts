@@ -1,3 +1,4 @@
+import type { AuditStore } from '../audit/audit-store.js';
 import type { Scope } from '../caller.js';
 import type { Clock } from '../clock.js';
 import { BadRequestError, NotFoundError } from '../errors.js';
@@ -40,11 +41,14 @@ export interface VerifiedApiKey {
 
 /** API keys: operator management (`baud rest api-key …`) and the check of a presented key. */
 export interface ApiKeyService {
-  /** Creates a key for `username`. Unknown user → NotFoundError; bad scope or label → BadRequestError. */
+  /**
+   * Creates a key for `username`, and its audit entry (the console's) in the same transaction.
+   * Unknown user → NotFoundError; bad scope or label → BadRequestError.
+   */
   generate(username: string, label: string, scope: string): Promise<GeneratedApiKey>;
   /** Every key, or those of one user (unknown user → NotFoundError), oldest first. */
   list(username?: string): Promise<ApiKeyRecord[]>;
-  /** Revokes a key at once; revoking a revoked key keeps its first revocation time. */
+  /** Revokes a key at once, audited; revoking a revoked key keeps its first revocation time and logs nothing. */
   revoke(id: number): Promise<ApiKeyRecord>;
   /** The live key behind a raw value, or null; the lookup is by hash, so no raw key is ever compared. */
   verify(rawKey: string): Promise<VerifiedApiKey | null>;
@@ -54,8 +58,15 @@ export interface ApiKeyService {
 const LAST_USED_RESOLUTION_MS = 60_000;
 
 /** Keys are stored as SHA-256 hashes; the raw key exists only in the answer to `generate`. */
-export function createApiKeyService(deps: { store: ApiKeyStore; clock: Clock; users: UserService }): ApiKeyService {
-  const { store, clock, users } = deps;
+export function createApiKeyService(deps: {
+  store: ApiKeyStore;
+  clock: Clock;
+  users: UserService;
+  /** Keys are the operator's to give and take (`baud rest api-key`): each is audited as the console's. */
+  audit: AuditStore;
+}): ApiKeyService {
+  const { store, clock, users, audit } = deps;
+  const describeKey = (id: number, label: string, scope: string) => `key ${id} "${label}" (${scope})`;
 
   const toRecord = (row: ApiKeyRow): ApiKeyRecord => ({ ...row, scope: row.scope as ApiKeyScope });
 
@@ -83,12 +94,24 @@ export function createApiKeyService(deps: { store: ApiKeyStore; clock: Clock; us
       }
       const user = await users.getUser(username);
       const key = generateApiKeyValue();
-      const id = await store.insertKey({
-        userId: user.userId,
-        label: trimmedLabel,
-        scope,
-        keyHash: hashSecretToken(key),
-        createdAt: clock.now().toISOString(),
+      const createdAt = clock.now().toISOString();
+      const id = await store.transaction(async (trx) => {
+        const keyId = await store.insertKey(trx, {
+          userId: user.userId,
+          label: trimmedLabel,
+          scope,
+          keyHash: hashSecretToken(key),
+          createdAt,
+        });
+        const detail = `${describeKey(keyId, trimmedLabel, scope)} generated`;
+        await audit.record(trx, {
+          at: createdAt,
+          actor: null,
+          action: 'user.api-key-created',
+          target: user.username,
+          detail,
+        });
+        return keyId;
       });
       return { ...(await findRecord(id)), key };
     },
@@ -102,8 +125,14 @@ export function createApiKeyService(deps: { store: ApiKeyStore; clock: Clock; us
     async revoke(id) {
       if (!Number.isSafeInteger(id) || id < 1)
         throw new BadRequestError('api-key.invalid-id', 'the API key id must be a positive integer');
-      await findRecord(id);
-      await store.revokeKey(id, clock.now().toISOString());
+      const { username, label, scope } = await findRecord(id);
+      const at = clock.now().toISOString();
+      await store.transaction(async (trx) => {
+        // Revoking a revoked key changes nothing, and logs nothing.
+        if (!(await store.revokeKey(trx, id, at))) return;
+        const detail = `${describeKey(id, label, scope)} revoked`;
+        await audit.record(trx, { at, actor: null, action: 'user.api-key-revoked', target: username, detail });
+      });
       return findRecord(id);
     },
 

@@ -1,5 +1,7 @@
+import type { Transaction } from 'kysely';
 import type { Db, Executor } from '../db/database.js';
 import { prepareQuery } from '../db/prepared-query.js';
+import type { Tables } from '../db/schema.js';
 import type { IdentityChanges } from '../identity-changes.js';
 
 /** A key row as the operator sees it: never the key's hash. `username` is its owner's. */
@@ -30,15 +32,17 @@ export interface NewApiKey {
 }
 
 export interface ApiKeyStore {
+  /** Runs `work` in one transaction; methods that take an executor join it. */
+  transaction<T>(work: (trx: Transaction<Tables>) => Promise<T>): Promise<T>;
   /** The unrevoked key with this SHA-256 hash. */
   findLiveKey(keyHash: string): Promise<LiveApiKey | undefined>;
   setLastUsed(keyId: number, lastUsedAt: string): Promise<void>;
-  insertKey(key: NewApiKey): Promise<number>;
+  insertKey(trx: Executor, key: NewApiKey): Promise<number>;
   findRow(keyId: number): Promise<ApiKeyRow | undefined>;
   /** Every key, or those of the user with this username key, oldest first. */
   listRows(ownerUsernameKey?: string): Promise<ApiKeyRow[]>;
-  /** Revokes a key unless it already is (its first revocation time stays). */
-  revokeKey(keyId: number, revokedAt: string): Promise<void>;
+  /** Revokes a key unless it already is (its first revocation time stays); true when this call revoked it. */
+  revokeKey(trx: Executor, keyId: number, revokedAt: string): Promise<boolean>;
   /**
    * Revokes every live key of a user, keeping the first revocation time of keys revoked
    * before. A password change does this in its own transaction.
@@ -66,14 +70,16 @@ export function createApiKeyStore(db: Db, identityChanges: IdentityChanges): Api
   );
 
   return {
+    transaction: (work) => db.transaction().execute(work),
+
     findLiveKey: (keyHash) => liveKey.first({ keyHash }),
 
     async setLastUsed(keyId, lastUsedAt) {
       await db.updateTable('apiKeys').set({ lastUsedAt }).where('id', '=', keyId).execute();
     },
 
-    async insertKey(key) {
-      const { id } = await db
+    async insertKey(trx, key) {
+      const { id } = await trx
         .insertInto('apiKeys')
         .values({ ...key, lastUsedAt: null, revokedAt: null })
         .returning('id')
@@ -88,14 +94,15 @@ export function createApiKeyStore(db: Db, identityChanges: IdentityChanges): Api
       return (ownerUsernameKey === undefined ? query : query.where('u.usernameKey', '=', ownerUsernameKey)).execute();
     },
 
-    async revokeKey(keyId, revokedAt) {
-      await db
+    async revokeKey(trx, keyId, revokedAt) {
+      const revoked = await trx
         .updateTable('apiKeys')
         .set({ revokedAt })
         .where('id', '=', keyId)
         .where('revokedAt', 'is', null)
-        .execute();
+        .executeTakeFirst();
       identityChanges.changed();
+      return Number(revoked.numUpdatedRows) === 1;
     },
 
     // A password change runs this in the user store's transaction, which reports the change once committed.

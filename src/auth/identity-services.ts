@@ -55,7 +55,7 @@ export function createIdentityServices(deps: {
     readonly system: SystemStore;
     /** A password change deactivates the user's webhooks (see `createCredentialService`). */
     readonly webhooks: Pick<WebhookStore, 'deactivateOwnedBy'>;
-    /** Each registration and each password change is audited. */
+    /** Each registration, password change and API key given or taken is audited. */
     readonly audit: AuditStore;
   };
   users: UserService;
@@ -75,7 +75,7 @@ export function createIdentityServices(deps: {
     successorSecret: deps.refreshSuccessorSecret,
   });
   const loginThrottle = createLoginThrottle({ store: stores.loginAttempts, clock, config });
-  const apiKeys = createApiKeyService({ store: stores.apiKeys, clock, users });
+  const apiKeys = createApiKeyService({ store: stores.apiKeys, clock, users, audit: stores.audit });
   const credentials = createCredentialService({ users, stores, loginThrottle, config, clock });
   return {
     accessTokens,

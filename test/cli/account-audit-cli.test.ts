@@ -30,7 +30,7 @@ describe('account changes at the console, and reading the whole audit log', () =
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('records user add, passwd and group changes as the console, and nothing for a change that changes nothing', async () => {
+  it('records user add, passwd, group changes and API keys as the console, and nothing for a change that changes nothing', async () => {
     for (const args of [
       ['user', 'add', 'zoe', '--password', 'long enough pw', '--group', 'cosysops'],
       ['user', 'passwd', 'zoe', '--password', 'another long pw'],
@@ -38,6 +38,9 @@ describe('account changes at the console, and reading the whole audit log', () =
       ['user', 'group', 'add', 'zoe', 'readers'],
       ['user', 'group', 'remove', 'zoe', 'cosysops'],
       ['user', 'group', 'remove', 'zoe', 'never-joined'],
+      ['rest', 'api-key', 'generate', 'zoe', '--label', 'nightly', '--scope', 'read'],
+      ['rest', 'api-key', 'revoke', '1'],
+      ['rest', 'api-key', 'revoke', '1'],
     ]) {
       const run = await baud(...args);
       expect(run.code, run.stderr).toBe(0);
@@ -46,6 +49,8 @@ describe('account changes at the console, and reading the whole audit log', () =
     expect(audit.code, audit.stderr).toBe(0);
     const entries = JSON.parse(audit.stdout) as Entry[];
     expect(entries.map(({ actor, action, target, detail }) => ({ actor, action, target, detail }))).toEqual([
+      { actor: null, action: 'user.api-key-revoked', target: 'zoe', detail: 'key 1 "nightly" (read) revoked' },
+      { actor: null, action: 'user.api-key-created', target: 'zoe', detail: 'key 1 "nightly" (read) generated' },
       { actor: null, action: 'user.groups-changed', target: 'zoe', detail: 'left cosysops' },
       { actor: null, action: 'user.groups-changed', target: 'zoe', detail: 'joined readers' },
       {
@@ -65,7 +70,7 @@ describe('account changes at the console, and reading the whole audit log', () =
       expect((await baud('user', 'add', `pager${index}`, '--password', 'long enough pw')).code).toBe(0);
     }
     const all = JSON.parse((await baud('audit', '--all', '--json')).stdout) as Entry[];
-    expect(all).toHaveLength(9);
+    expect(all).toHaveLength(11);
     // Read two at a time, printed as one document all the same.
     expect(JSON.parse((await baud('audit', '--all', '--limit', '2', '--json')).stdout)).toEqual(all);
     const ids = all.map((entry) => entry.id);
@@ -84,13 +89,14 @@ describe('account changes at the console, and reading the whole audit log', () =
     const rest = await baud('audit', '--all', '--limit', '2', '--before', String(ids[5]));
     const restLines = rest.stdout.split('\n').slice(0, -1);
     expect(restLines.map((line) => Number(line.split('\t')[0]))).toEqual(ids.slice(6));
+    expect(restLines).toHaveLength(5);
     expect(restLines.at(-1)).toMatch(
       /^\d+\t\S+Z\t\(console\)\tuser\.created\tzoe\taccount created; also joins cosysops$/,
     );
     expect(rest.stderr).toBe('');
 
-    expect((await baud('audit', '--all', '--before', String(ids[8]), '--json')).stdout).toBe('[]\n');
-    expect((await baud('audit', '--before', String(ids[8]))).stdout).toBe('no changes\n');
+    expect((await baud('audit', '--all', '--before', String(ids[10]), '--json')).stdout).toBe('[]\n');
+    expect((await baud('audit', '--before', String(ids[10]))).stdout).toBe('no changes\n');
   });
 
   it('refuses a bad --limit or --before', async () => {
