@@ -4,7 +4,7 @@ import type { Config } from '../config/load-config.js';
 import type { Executor } from '../db/database.js';
 import { UnauthorizedError } from '../errors.js';
 import { hashSecretToken } from './api-keys.js';
-import type { SessionStore } from './session-store.js';
+import type { SessionStore, SessionVia } from './session-store.js';
 
 /** Lifetime of one refresh token (and of the cookie that carries it). */
 export const REFRESH_TOKEN_TTL_SECONDS = 30 * 24 * 60 * 60;
@@ -23,6 +23,8 @@ export interface NewFamilyInput {
   readonly userId: number;
   readonly isSecure: boolean;
   readonly clientAddress: string;
+  /** How the user came in (`GET /users/me/sessions` shows it); `api` unless the terminal says so. */
+  readonly via?: SessionVia;
 }
 
 /** Login sessions seen through their refresh tokens: start, rotate, end. */
@@ -103,6 +105,7 @@ export function createRefreshTokens(deps: {
         expiresAt: new Date(now.getTime() + familyMaxAgeMs).toISOString(),
         isSecure: input.isSecure,
         clientAddress: input.clientAddress,
+        ...(input.via === undefined ? {} : { via: input.via }),
       });
       const refreshToken = randomBytes(32).toString('base64url');
       await insertToken(trx, familyId, now, refreshToken);

@@ -82,6 +82,7 @@ describeEachDialect('your own account: password and login sessions', (dialect) =
         action: 'user.password-changed',
         detail: 'changed by the user; other login sessions ended, API keys revoked',
       },
+      { actor: null, action: 'user.api-key-created', detail: `key ${key.id} "bot" (read) generated` },
     ]);
   });
 
@@ -223,6 +224,29 @@ describeEachDialect('your own account: password and login sessions', (dialect) =
 
     await endSession(older.headers, first.id);
     expect((await listSessions(newer.headers)).json().data).toEqual([second]);
+
+    // A session the terminal began says so (the column is the terminal's to set).
+    const { userId } = (await board.board.users.getUser('fred')) as { userId: number };
+    const at = clock.now().toISOString();
+    await board.board.db
+      .insertInto('refreshFamilies')
+      .values({
+        id: 'terminal-session-of-fred',
+        userId,
+        createdAt: at,
+        expiresAt: new Date(clock.now().getTime() + 86_400_000).toISOString(),
+        lastActivityAt: at,
+        lastAction: 'Logging in',
+        isSecure: 1,
+        clientAddress: '192.0.2.9',
+        revokedAt: null,
+        via: 'terminal',
+      })
+      .execute();
+    expect((await listSessions(newer.headers)).json().data.map((item: { via: string }) => item.via)).toEqual([
+      'api',
+      'terminal',
+    ]);
   });
 
   it('ends one of your sessions at once: its access token and refresh token are refused', async () => {
