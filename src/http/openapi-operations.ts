@@ -191,7 +191,11 @@ const LOGIN_RATE_LIMIT_HEADERS = {
 } as const;
 
 /** The answers, by operationId, that carry the login throttle's RateLimit headers. */
-const RATE_LIMITED_ANSWERS: Readonly<Record<string, readonly string[]>> = { login: ['200', '401', '403', '429'] };
+const RATE_LIMITED_ANSWERS: Readonly<Record<string, readonly string[]>> = {
+  login: ['200', '401', '403', '429'],
+  // A wrong current password is a failed login: the 403 of `account.wrong-password` carries them, an API key's 403 not.
+  changeOwnPassword: ['204', '403', '429'],
+};
 
 /**
  * Describes the headers the API sends (`ETag`, `Cache-Control`, `Link`, `Location`,
