@@ -15,10 +15,14 @@ import { type CallerService, createCallerService } from './caller-service.js';
 import { type CredentialService, createCredentialService } from './credential-service.js';
 import type { LoginAttemptStore } from './login-attempt-store.js';
 import { createLoginThrottle } from './login-throttle.js';
+import { createPasswordConfirmation } from './password-confirmation.js';
 import { createRefreshTokens } from './refresh-tokens.js';
 import { createRegistrationService, type RegistrationService } from './registration-service.js';
 import { createSessionActivityService, type SessionActivityService } from './session-activity-service.js';
 import type { SessionStore } from './session-store.js';
+import type { TwoFactorKeys } from './two-factor-keys.js';
+import { createTwoFactorService, type TwoFactorService } from './two-factor-service.js';
+import type { TwoFactorStore } from './two-factor-store.js';
 
 /**
  * The identity and access services of a board (callers, login sessions, passwords, API keys),
@@ -39,6 +43,8 @@ export interface IdentityServices {
   readonly registration: RegistrationService;
   /** When the callers of each session were last seen. */
   readonly sessionActivity: SessionActivityService;
+  /** Two-factor login (TOTP): enrolment, turning it off, what a login asks. */
+  readonly twoFactor: TwoFactorService;
 }
 
 export function createIdentityServices(deps: {
@@ -52,13 +58,16 @@ export function createIdentityServices(deps: {
     readonly system: SystemStore;
     /** A password change deactivates the user's webhooks (see `createCredentialService`). */
     readonly webhooks: Pick<WebhookStore, 'deactivateOwnedBy'>;
-    /** Each registration is audited. */
+    /** Each registration is audited, and each change to two-factor login. */
     readonly audit: AuditStore;
+    readonly twoFactor: TwoFactorStore;
   };
   users: UserService;
   accessTokens: AccessTokens;
   /** Derives each refresh token's successor (see `createRefreshTokens`). */
   refreshSuccessorSecret: Uint8Array;
+  /** Seal the TOTP secrets and hash the recovery codes (see `createTwoFactorKeys`). */
+  twoFactorKeys: TwoFactorKeys;
   /** What the stores report when a credential may stand for something else now. */
   identityChanges: IdentityChanges;
   /** Each login is recorded as a `user.login` event, each registration as `user.registered`. */
@@ -74,6 +83,14 @@ export function createIdentityServices(deps: {
   const loginThrottle = createLoginThrottle({ store: stores.loginAttempts, clock, config });
   const apiKeys = createApiKeyService({ store: stores.apiKeys, clock, users });
   const credentials = createCredentialService({ users, stores, config, clock });
+  const twoFactor = createTwoFactorService({
+    config,
+    clock,
+    keys: deps.twoFactorKeys,
+    stores,
+    passwords: createPasswordConfirmation({ users: stores.users, loginThrottle }),
+    loginThrottle,
+  });
   return {
     accessTokens,
     auth: createAuthService({
@@ -85,6 +102,7 @@ export function createIdentityServices(deps: {
       accessTokens,
       refreshTokens,
       loginThrottle,
+      twoFactor,
     }),
     apiKeys,
     callers: createCallerService({
@@ -105,5 +123,6 @@ export function createIdentityServices(deps: {
       events: deps.events,
     }),
     sessionActivity: createSessionActivityService({ sessions: stores.sessions, users: stores.users, clock }),
+    twoFactor,
   };
 }

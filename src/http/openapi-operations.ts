@@ -19,6 +19,9 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'POST /auth/logout': 'logout',
   'GET /users/me': 'getOwnProfile',
   'PUT /users/me': 'updateOwnProfile',
+  'POST /users/me/totp': 'enrolTotp',
+  'POST /users/me/totp/confirm': 'confirmTotp',
+  'DELETE /users/me/totp': 'disableTotp',
   'GET /users/:username': 'getUserProfile',
   'GET /messages/conferences': 'listConferences',
   'GET /messages/conferences/:confTag': 'getConference',
@@ -52,6 +55,7 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'POST /admin/users/:username/lock': 'lockAccount',
   'POST /admin/users/:username/unlock': 'unlockAccount',
   'PUT /admin/users/:username/groups': 'setAccountGroups',
+  'DELETE /admin/users/:username/totp': 'resetAccountTotp',
   'GET /admin/audit': 'listAuditLog',
 };
 
@@ -188,7 +192,12 @@ const LOGIN_RATE_LIMIT_HEADERS = {
 } as const;
 
 /** The answers, by operationId, that carry the login throttle's RateLimit headers. */
-const RATE_LIMITED_ANSWERS: Readonly<Record<string, readonly string[]>> = { login: ['200', '401', '403', '429'] };
+const RATE_LIMITED_ANSWERS: Readonly<Record<string, readonly string[]>> = {
+  login: ['200', '401', '403', '429'],
+  // The password asked again counts in the login throttle (see `PasswordConfirmation`).
+  enrolTotp: ['403', '429'],
+  disableTotp: ['400', '403', '429'],
+};
 
 /**
  * Describes the headers the API sends (`ETag`, `Cache-Control`, `Link`, `Location`,

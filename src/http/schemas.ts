@@ -28,6 +28,12 @@ export const ProblemSchema = Type.Object(
         description: 'Validation failures, each with a JSON pointer into the request (/body/…, /query/…, /path/…).',
       }),
     ),
+    otpRequired: Type.Optional(
+      Type.Literal(true, {
+        description:
+          'Login only (`auth.otp-required`): the password was right and two-factor login is on; send it again with `otp`.',
+      }),
+    ),
   },
   { $id: 'Problem' },
 );

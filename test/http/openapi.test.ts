@@ -57,6 +57,10 @@ const COMMUNITY_ENDPOINTS = [
   'POST /admin/users/{username}/unlock',
   'PUT /admin/users/{username}/groups',
   'GET /admin/audit',
+  'POST /users/me/totp',
+  'POST /users/me/totp/confirm',
+  'DELETE /users/me/totp',
+  'DELETE /admin/users/{username}/totp',
 ] as const;
 
 const PREFIX = '/_baud/api/v1';
