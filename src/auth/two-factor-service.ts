@@ -136,6 +136,9 @@ export function createTwoFactorService(deps: {
   return {
     async enrol(caller, { password, clientAddress }) {
       const user = requireUser(caller);
+      // Said before the password is asked, so a right one is never left counted as a guess (the
+      // transaction below still decides, should two enrolments race).
+      if ((await store.credentialOf(user.id))?.confirmedAt != null) throw new ConflictError('totp.already-enabled');
       const reservation = await passwords.confirm(user, password, clientAddress);
       const key = newTotpKey();
       const sealedSecret = keys.seal(user.id, key);
@@ -193,9 +196,9 @@ export function createTwoFactorService(deps: {
 
     async disable(caller, { password, code, clientAddress }) {
       const user = requireUser(caller);
-      const reservation = await passwords.confirm(user, password, clientAddress);
       const row = await store.credentialOf(user.id);
       if (row?.confirmedAt == null) throw new ConflictError('totp.not-enabled');
+      const reservation = await passwords.confirm(user, password, clientAddress);
       const proof = secondFactorOf(row).proofOf(code, clock.now());
       // A wrong code keeps the throttle's slots: guessing codes costs what guessing passwords does.
       const wrongCode = () =>
