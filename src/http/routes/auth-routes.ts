@@ -34,7 +34,8 @@ const LoginBody = Type.Object(
         minLength: 1,
         maxLength: 64,
         description:
-          'With two-factor login on: the 6 digits the authenticator app shows now, or an unused recovery code.',
+          'With two-factor login on: the 6 digits the authenticator app shows now, or an unused recovery code. ' +
+          'Ignored when two-factor login is off.',
       }),
     ),
   },
