@@ -45,6 +45,22 @@ async function turnOn(board: TestBoard, auth: Record<string, string>, clock: Clo
   return { secret, recoveryCodes: (confirmed.json() as { recoveryCodes: string[] }).recoveryCodes };
 }
 
+/** `DELETE /users/me/totp` on `board`. */
+function disableOn(board: TestBoard, auth: Record<string, string>, payload: object) {
+  return board.app.inject({ method: 'DELETE', url: `${API}/users/me/totp`, headers: auth, payload });
+}
+
+/** The audit entries about `target`, oldest first. */
+async function auditOf(board: TestBoard, target: string) {
+  const rows = await board.board.db
+    .selectFrom('auditLog')
+    .selectAll()
+    .where('target', '=', target)
+    .orderBy('id')
+    .execute();
+  return rows.map(({ actor, action, detail }) => ({ actor, action, detail }));
+}
+
 describeEachDialect('two-factor login (TOTP)', (dialect) => {
   const clock = fakeClock();
   let board: TestBoard;
@@ -61,12 +77,6 @@ describeEachDialect('two-factor login (TOTP)', (dialect) => {
 
   const post = (path: string, auth: Record<string, string>, payload: object) =>
     board.app.inject({ method: 'POST', url: `${API}${path}`, headers: auth, payload });
-  const disable = (auth: Record<string, string>, payload: object) =>
-    board.app.inject({ method: 'DELETE', url: `${API}/users/me/totp`, headers: auth, payload });
-  const auditOf = async (target: string) =>
-    (await board.board.db.selectFrom('auditLog').selectAll().where('target', '=', target).orderBy('id').execute()).map(
-      ({ actor, action, detail }) => ({ actor, action, detail }),
-    );
 
   it('enrols after the password, is not on until a code confirms it, and hands out 10 recovery codes once', async () => {
     const { auth } = await board.userWithToken('alice');
@@ -117,7 +127,7 @@ describeEachDialect('two-factor login (TOTP)', (dialect) => {
     expect(stored).not.toContain(secondSecret);
     expect(stored).not.toContain(base32Decode(secondSecret)?.toString('hex'));
     for (const code of recoveryCodes) expect(stored).not.toContain(code);
-    expect(await auditOf('alice')).toEqual([
+    expect(await auditOf(board, 'alice')).toEqual([
       { actor: 'alice', action: 'user.totp-enrolled', detail: 'two-factor enrolment started (not on until confirmed)' },
       { actor: 'alice', action: 'user.totp-enrolled', detail: 'two-factor enrolment started (not on until confirmed)' },
       { actor: 'alice', action: 'user.totp-enabled', detail: 'two-factor login on; 10 recovery codes issued' },
@@ -130,7 +140,7 @@ describeEachDialect('two-factor login (TOTP)', (dialect) => {
     expect(none.statusCode).toBe(409);
     expect(none.json().code).toBe('totp.not-enrolled');
     expect((await post('/users/me/totp', {}, { password: PASSWORD })).statusCode).toBe(401);
-    const off = await disable(auth, { password: PASSWORD, code: '123456' });
+    const off = await disableOn(board, auth, { password: PASSWORD, code: '123456' });
     expect(off.statusCode).toBe(409);
     expect(off.json().code).toBe('totp.not-enabled');
   });
@@ -214,7 +224,7 @@ describeEachDialect('two-factor login (TOTP)', (dialect) => {
     expect(reused.json().code).toBe('auth.invalid-otp');
     const typed = second.toUpperCase().replaceAll('-', ' ');
     expect((await loginWith(board.app, { username: 'dave', password: PASSWORD, otp: typed })).statusCode).toBe(200);
-    expect((await auditOf('dave')).slice(-2)).toEqual([
+    expect((await auditOf(board, 'dave')).slice(-2)).toEqual([
       { actor: 'dave', action: 'user.totp-recovery-used', detail: 'a recovery code was used; 9 left' },
       { actor: 'dave', action: 'user.totp-recovery-used', detail: 'a recovery code was used; 8 left' },
     ]);
@@ -253,7 +263,7 @@ describeEachDialect('two-factor login (TOTP)', (dialect) => {
     expect((await loginWith(board.app, { username: 'ivan', password: PASSWORD })).statusCode).toBe(200);
     // Already off: no change, nothing more in the log.
     expect((await reset('ivan', sysop)).statusCode).toBe(204);
-    expect((await auditOf('ivan')).slice(-1)).toEqual([
+    expect((await auditOf(board, 'ivan')).slice(-1)).toEqual([
       { actor: 'sysop', action: 'user.totp-reset', detail: 'two-factor login off; recovery codes deleted' },
     ]);
     const audit = await board.app.inject({ method: 'GET', url: `${API}/admin/audit?limit=1`, headers: sysop });
@@ -273,7 +283,10 @@ describeEachDialect('two-factor login (TOTP)', (dialect) => {
         .where('userId', '=', (await board.board.users.getUser('judy')).userId)
         .execute(),
     ).toHaveLength(10);
-    expect((await auditOf('judy')).map((entry) => entry.action)).toEqual(['user.totp-enrolled', 'user.totp-enabled']);
+    expect((await auditOf(board, 'judy')).map((entry) => entry.action)).toEqual([
+      'user.totp-enrolled',
+      'user.totp-enabled',
+    ]);
   });
 
   it('lets one of racing logins with one code in, and one of racing logins with one recovery code', async () => {
@@ -298,13 +311,6 @@ describeEachDialect('two-factor login and the login throttle', (dialect) => {
     });
   });
   afterAll(() => board.close());
-
-  const disable = (auth: Record<string, string>, payload: object) =>
-    board.app.inject({ method: 'DELETE', url: `${API}/users/me/totp`, headers: auth, payload });
-  const auditOf = async (target: string) =>
-    (await board.board.db.selectFrom('auditLog').selectAll().where('target', '=', target).orderBy('id').execute()).map(
-      ({ actor, action, detail }) => ({ actor, action, detail }),
-    );
 
   it('counts wrong codes in the login throttle like wrong passwords, and a missing code not at all', async () => {
     const { auth } = await board.userWithToken('erin');
@@ -334,22 +340,22 @@ describeEachDialect('two-factor login and the login throttle', (dialect) => {
   it('turns off with password and code (or a recovery code); wrong ones refused and counted', async () => {
     const { auth } = await board.userWithToken('gina');
     const { secret } = await turnOn(board, auth, clock);
-    const wrongPassword = await disable(auth, { password: 'wrong', code: codeOf(secret, clock) });
+    const wrongPassword = await disableOn(board, auth, { password: 'wrong', code: codeOf(secret, clock) });
     expect(wrongPassword.statusCode).toBe(403);
     expect(wrongPassword.json().code).toBe('auth.password-incorrect');
     expect(wrongPassword.headers['ratelimit-remaining']).toBe('3');
-    const wrongCode = await disable(auth, { password: PASSWORD, code: '000000' });
+    const wrongCode = await disableOn(board, auth, { password: PASSWORD, code: '000000' });
     expect(wrongCode.statusCode).toBe(400);
     expect(wrongCode.json().code).toBe('totp.invalid-code');
-    const wrongRecovery = await disable(auth, { password: PASSWORD, code: 'aaaa-bbbb-cccc' });
+    const wrongRecovery = await disableOn(board, auth, { password: PASSWORD, code: 'aaaa-bbbb-cccc' });
     expect(wrongRecovery.statusCode).toBe(400);
     // The failures were counted against the account: one more and it is throttled.
-    expect((await disable(auth, { password: 'wrong', code: '000000' })).statusCode).toBe(403);
-    const throttled = await disable(auth, { password: PASSWORD, code: codeOf(secret, clock) });
+    expect((await disableOn(board, auth, { password: 'wrong', code: '000000' })).statusCode).toBe(403);
+    const throttled = await disableOn(board, auth, { password: PASSWORD, code: codeOf(secret, clock) });
     expect(throttled.statusCode).toBe(429);
     clock.advance(600_000);
 
-    const off = await disable(auth, { password: PASSWORD, code: codeOf(secret, clock) });
+    const off = await disableOn(board, auth, { password: PASSWORD, code: codeOf(secret, clock) });
     expect(off.statusCode).toBe(204);
     expect(off.body).toBe('');
     expect((await getMe(board, auth)).json().totpEnabled).toBe(false);
@@ -364,8 +370,10 @@ describeEachDialect('two-factor login and the login throttle', (dialect) => {
 
     // On again, and off with a recovery code standing for the code.
     const again = await turnOn(board, auth, clock);
-    expect((await disable(auth, { password: PASSWORD, code: again.recoveryCodes[3] ?? '' })).statusCode).toBe(204);
-    expect((await auditOf('gina')).map((entry) => entry.action)).toEqual([
+    expect((await disableOn(board, auth, { password: PASSWORD, code: again.recoveryCodes[3] ?? '' })).statusCode).toBe(
+      204,
+    );
+    expect((await auditOf(board, 'gina')).map((entry) => entry.action)).toEqual([
       'user.totp-enrolled',
       'user.totp-enabled',
       'user.totp-disabled',
