@@ -8,7 +8,7 @@ import { REFRESH_TOKEN_TTL_SECONDS } from '../../auth/refresh-tokens.js';
 import { REGISTRATION_WINDOW_SECONDS, REGISTRATIONS_PER_ADDRESS } from '../../auth/registration-service.js';
 import type { Board } from '../../board.js';
 import { apiMountOf, BAUD_API } from '../api-prefix.js';
-import { ProblemResponses } from '../schemas.js';
+import { LoginProblemResponses, ProblemResponses } from '../schemas.js';
 
 const TokenResponse = Type.Object(
   {
@@ -131,7 +131,7 @@ export async function authRoutes(parent: FastifyInstance, options: { board: Boar
           'counted as a failure); a wrong, replayed or used-up `otp` answers 401 `auth.invalid-otp` and counts like a ' +
           'wrong password. A code is accepted once.',
         body: LoginBody,
-        response: { 200: TokenResponse, ...ProblemResponses(401, 403, 415, 429) },
+        response: { 200: TokenResponse, ...LoginProblemResponses(401, 403, 415, 429) },
       },
     },
     async (request, reply) => {
