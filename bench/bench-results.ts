@@ -1,6 +1,7 @@
 import type { CredentialCosts } from './credential-costs.js';
 import type { LoadFigures } from './load-driver.js';
 import type { Machine } from './machine.js';
+import type { TwoFactorLoginCost } from './two-factor-login.js';
 
 export type DatabaseKind = 'sqlite' | 'postgres';
 
@@ -69,6 +70,8 @@ export interface LoginCost {
   readonly argon2BoundReqPerSec: number;
   /** Login req/s ÷ that bound. */
   readonly ratioToArgon2Bound: number;
+  /** A login with a TOTP code beside one without (absent in results of older runs; null when it failed). */
+  readonly twoFactor?: TwoFactorLoginCost | null;
 }
 
 export interface DatabaseRun {

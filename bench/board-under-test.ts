@@ -24,6 +24,13 @@ export interface Account {
   readonly password: string;
 }
 
+/** Opens an account with a random password through the CLI (`baud user add`). */
+export async function createBenchAccount(baud: BaudInstallation, username: string): Promise<Account> {
+  const password = randomBytes(12).toString('hex');
+  await runBaudCommand(baud, ['user', 'add', username, '--password-stdin'], { input: password });
+  return { username, password };
+}
+
 /** A started `baud serve` on a seeded board, with the accounts and key the scenarios use. */
 export interface BoardUnderTest {
   readonly server: RunningServer;
@@ -111,11 +118,7 @@ export async function startBoardUnderTest(options: {
   const { seconds, messagesPerSec } = await importFixture(baud, options.fixture, options.messageCount, progress);
   const { dir, cleanup } = options;
 
-  const newAccount = async (username: string): Promise<Account> => {
-    const password = randomBytes(12).toString('hex');
-    await runBaudCommand(baud, ['user', 'add', username, '--password-stdin'], { input: password });
-    return { username, password };
-  };
+  const newAccount = (username: string) => createBenchAccount(baud, username);
   const reader = await newAccount('bench');
   const loginUser = await newAccount('bench-login');
   const { key: apiKey } = await runBaudCommand<{ key: string }>(baud, [

@@ -10,7 +10,13 @@ import type {
   LoginCost,
   RequestScenarioResult,
 } from './bench-results.js';
-import { type BoardUnderTest, FILE_AREA, MESSAGE_AREA, startBoardUnderTest } from './board-under-test.js';
+import {
+  type BoardUnderTest,
+  createBenchAccount,
+  FILE_AREA,
+  MESSAGE_AREA,
+  startBoardUnderTest,
+} from './board-under-test.js';
 import type { CeilingServer } from './ceiling.js';
 import type { Cleanup } from './cleanup.js';
 import { measureEventFanout } from './event-fanout.js';
@@ -21,6 +27,7 @@ import { peakResidentBytes, residentBytes } from './process-memory.js';
 import type { Progress } from './progress.js';
 import { issueScenarios, measureRequestScenario } from './request-scenarios.js';
 import { measureDownload, measureUpload, type TransferFile } from './transfers.js';
+import { measureTwoFactorLogin } from './two-factor-login.js';
 
 interface MessagePage {
   readonly data: readonly { readonly uuid: string; readonly messageId: number }[];
@@ -313,7 +320,7 @@ export async function runDatabase(options: {
   }
 
   const loginResult = results.find((result) => result.id === 'login');
-  const login =
+  let login =
     loginResult && !loginResult.problem
       ? await measureLoginCost(board, settings.quick ? 5 : 15, loginResult.baud.reqPerSec)
       : null;
@@ -321,6 +328,21 @@ export async function runDatabase(options: {
     progress.log(
       `  argon2 (${login.argon2Parameters}): ${login.argon2Ms.toFixed(1)} ms per verification → at most ${Math.round(login.argon2BoundReqPerSec)} logins/s on ${os.availableParallelism()} cores; measured ${(login.ratioToArgon2Bound * 100).toFixed(0)}% of that`,
     );
+    const twoFactor = await measureTwoFactorLogin({
+      apiUrl,
+      plain: board.loginUser,
+      newAccount: (username) => createBenchAccount(board.baud, username),
+      rounds: settings.quick ? 6 : 16,
+    }).catch((error: unknown) => {
+      problems.push(`login with TOTP: ${(error as Error).message}`);
+      return null;
+    });
+    login = { ...login, twoFactor };
+    if (twoFactor) {
+      progress.log(
+        `  login with a TOTP code ${twoFactor.totpLoginMs.toFixed(1)} ms, without ${twoFactor.plainLoginMs.toFixed(1)} ms (median of ${twoFactor.rounds} each, one at a time): ×${twoFactor.ratio.toFixed(2)}`,
+      );
+    }
   }
 
   const { transferFile } = options;

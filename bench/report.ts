@@ -112,8 +112,11 @@ function otherFigures(style: Style, run: DatabaseRun): string {
     ],
     ['left', 'right', 'left', 'right', 'right', 'left'],
   );
+  const twoFactor = run.login?.twoFactor
+    ? `; a login with a TOTP code took ${run.login.twoFactor.totpLoginMs.toFixed(1)} ms against ${run.login.twoFactor.plainLoginMs.toFixed(1)} ms without (median of ${run.login.twoFactor.rounds} each, one at a time): ×${run.login.twoFactor.ratio.toFixed(2)}`
+    : '';
   const login = run.login
-    ? `${run.login.argon2Ms.toFixed(1)} ms per argon2 verification (${run.login.argon2Parameters}, alone) → at most ${count(run.login.argon2BoundReqPerSec)} logins/s on these cores; the login scenario reached ${percent(run.login.ratioToArgon2Bound)} of that`
+    ? `${run.login.argon2Ms.toFixed(1)} ms per argon2 verification (${run.login.argon2Parameters}, alone) → at most ${count(run.login.argon2BoundReqPerSec)} logins/s on these cores; the login scenario reached ${percent(run.login.ratioToArgon2Bound)} of that${twoFactor}`
     : 'not measured';
   const facts = [
     ['idle RSS (started, seeded, before any request)', mib(run.idleRssBytes)],

@@ -14,6 +14,9 @@ import type { LoginSessionService } from './auth/login-session-service.js';
 import type { RegistrationService } from './auth/registration-service.js';
 import type { SessionActivityService } from './auth/session-activity-service.js';
 import { createSessionStore } from './auth/session-store.js';
+import { createTwoFactorKeys, TWO_FACTOR_SECRET_SETTING } from './auth/two-factor-keys.js';
+import type { TwoFactorService } from './auth/two-factor-service.js';
+import { createTwoFactorStore } from './auth/two-factor-store.js';
 import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config/load-config.js';
 import { type Database, type Db, migrateToLatest, openDatabase } from './db/database.js';
@@ -68,6 +71,8 @@ export interface Board {
   readonly users: UserService;
   /** People applying for an account (`POST /auth/register`). */
   readonly registration: RegistrationService;
+  /** Two-factor login (TOTP): enrolment, turning it off, what a login asks. */
+  readonly twoFactor: TwoFactorService;
   /** The sysop's desk: accounts to approve, reject, lock, unlock and group; the audit log. */
   readonly desk: DeskService;
   /** The configured conferences and areas, their ACS compiled. */
@@ -132,6 +137,7 @@ async function assembleBoard(
   const cursorSecret = await loadOrCreateSecret(db, 'cursorSecret');
   const refreshSuccessorSecret = await loadOrCreateSecret(db, 'refreshSuccessorSecret');
   const webhookSecret = await loadOrCreateSecret(db, 'webhookSecret');
+  const twoFactorKeys = createTwoFactorKeys(await loadOrCreateSecret(db, TWO_FACTOR_SECRET_SETTING));
   const identityChanges = createIdentityChanges();
   const stores = createStores(database, clock, identityChanges);
   const events = createEventLog({ database, clock, ...config.events, onPrune: stores.webhooks.pruneDeliveries });
@@ -144,6 +150,7 @@ async function assembleBoard(
     users,
     accessTokens: createAccessTokens(jwtSecret, clock),
     refreshSuccessorSecret,
+    twoFactorKeys,
     identityChanges,
     events,
   });
@@ -166,8 +173,14 @@ async function assembleBoard(
     cursorSecret,
     ...identity,
     users,
-    desk: createDeskService({ config, clock, stores, credentials: identity.credentials }),
-    profiles: createProfileService({ store: stores.users }),
+    desk: createDeskService({
+      config,
+      clock,
+      stores,
+      credentials: identity.credentials,
+      twoFactor: identity.twoFactor,
+    }),
+    profiles: createProfileService({ store: stores.users, twoFactor: identity.twoFactor }),
     areas,
     access,
     events,
@@ -206,6 +219,7 @@ function createStores(database: Database, clock: Clock, identityChanges: Identit
     files: createFileStore(database, users),
     webhooks: createWebhookStore(db, database.dialect),
     audit: createAuditStore(db),
+    twoFactor: createTwoFactorStore(db),
   };
 }
 

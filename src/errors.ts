@@ -40,6 +40,12 @@ export const ERROR_CODES = {
   'auth.refresh-token-missing': { status: 401, detail: 'No refresh token was presented.' },
   'auth.invalid-refresh-token': { status: 401, detail: 'The refresh token is invalid, expired or revoked.' },
   'auth.account-gone': { status: 401, detail: 'The account no longer exists.' },
+  'auth.otp-required': {
+    status: 401,
+    detail: 'Two-factor login is on for this account: send the code of its authenticator app as `otp`.',
+  },
+  'auth.invalid-otp': { status: 401, detail: 'The one-time code is wrong, expired, or used already.' },
+  'auth.password-incorrect': { status: 403, detail: 'The password is incorrect.' },
   'auth.scope-insufficient': { status: 403, detail: "The API key's scope does not allow this request." },
   'access.denied': { status: 403, detail: "The area's or conference's ACS does not let the caller do this." },
   'area.invalid-glob': { status: 400, detail: 'An area glob is invalid, or there are too many of them.' },
@@ -52,12 +58,18 @@ export const ERROR_CODES = {
   'auth.account-pending': { status: 403, detail: 'The account awaits approval by the sysop.' },
   'registration.closed': { status: 403, detail: 'The board takes no registrations.' },
   'registration.too-many': { status: 429, detail: 'Too many registrations came from this address this hour.' },
-  'account.wrong-password': { status: 403, detail: 'The current password is incorrect.' },
   'account.login-session-required': {
     status: 403,
     detail: 'Only a login session may do this: an API key may not.',
   },
   'account.session-not-found': { status: 404, detail: 'The caller has no live login session with this id.' },
+  'totp.invalid-code': {
+    status: 400,
+    detail: "The code is not the authenticator's current code (nor an unused recovery code).",
+  },
+  'totp.already-enabled': { status: 409, detail: 'Two-factor login is on already: turn it off first.' },
+  'totp.not-enrolled': { status: 409, detail: 'There is no enrolment to confirm: enrol first (POST /users/me/totp).' },
+  'totp.not-enabled': { status: 409, detail: 'Two-factor login is not on for this account.' },
   'desk.sysops-only': { status: 403, detail: "Only sysops work the sysop's desk." },
   'desk.account-gone': { status: 404, detail: 'The account went away while the desk worked on it.' },
   'desk.not-pending': { status: 409, detail: 'The account is not an application waiting for a decision.' },
@@ -131,6 +143,7 @@ export abstract class BaudError<Code extends ErrorCode = ErrorCode> extends Erro
   /** The HTTP status, the code's in `ERROR_CODES`. */
   readonly status: number;
   #headers: Readonly<Record<string, string>>;
+  #members: Readonly<Record<string, boolean>> = {};
 
   /**
    * `detail`: what went wrong this time, for people (the code's default otherwise). `headers`:
@@ -158,6 +171,17 @@ export abstract class BaudError<Code extends ErrorCode = ErrorCode> extends Erro
    */
   withHeaders(extra: Readonly<Record<string, string>>): this {
     this.#headers = { ...this.#headers, ...extra };
+    return this;
+  }
+
+  /** Extension members of the problem body (RFC 7807 §3.2), such as a login's `otpRequired`. */
+  get members(): Readonly<Record<string, boolean>> {
+    return this.#members;
+  }
+
+  /** Adds extension members to the problem body, and returns the error, to be thrown. */
+  withMembers(members: Readonly<Record<string, boolean>>): this {
+    this.#members = { ...this.#members, ...members };
     return this;
   }
 }

@@ -1,5 +1,6 @@
 import type { AuditAction, AuditRow, AuditStore } from '../audit/audit-store.js';
 import type { CredentialService, NewAccountInput } from '../auth/credential-service.js';
+import type { TwoFactorService } from '../auth/two-factor-service.js';
 import { type Caller, isSysop } from '../caller.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/load-config.js';
@@ -25,6 +26,8 @@ export interface AccountView {
   readonly email: string | null;
   readonly createdAt: string;
   readonly lastLoginAt: string | null;
+  /** Whether login asks this account for a one-time code. */
+  readonly totpEnabled: boolean;
   /** What the applicant told the sysop when registering. */
   readonly note: string | null;
 }
@@ -66,6 +69,11 @@ export interface DeskService {
   joinGroup(actor: DeskActor, username: string, group: string): Promise<AccountView>;
   /** Takes the account out of one group; not a member: no change. */
   leaveGroup(actor: DeskActor, username: string, group: string): Promise<AccountView>;
+  /**
+   * Turns two-factor login off (a lost phone): the enrolment and its recovery codes are deleted,
+   * the next login asks for the password alone. Neither on nor enrolled: no change.
+   */
+  resetTotp(actor: DeskActor, username: string): Promise<void>;
   /** The audit log, newest first. */
   listAudit(actor: DeskActor, request: PageRequest): Promise<Page<AuditView>>;
 }
@@ -75,8 +83,9 @@ export function createDeskService(deps: {
   clock: Clock;
   stores: { readonly users: UserStore; readonly audit: AuditStore };
   credentials: Pick<CredentialService, 'endSessions' | 'createAccount'>;
+  twoFactor: Pick<TwoFactorService, 'enabledAmong' | 'clear'>;
 }): DeskService {
-  const { config, clock, credentials } = deps;
+  const { config, clock, credentials, twoFactor } = deps;
   const { users, audit } = deps.stores;
 
   /** The actor's name for the audit log; refuses anyone but a sysop or the console. */
@@ -88,7 +97,8 @@ export function createDeskService(deps: {
   }
 
   async function viewsOf(rows: readonly UserRow[]): Promise<AccountView[]> {
-    const groups = await users.groupsOf(rows.map((row) => row.id));
+    const ids = rows.map((row) => row.id);
+    const [groups, totpEnabled] = await Promise.all([users.groupsOf(ids), twoFactor.enabledAmong(ids)]);
     return rows.map((row) => ({
       userId: row.id,
       username: row.username,
@@ -97,6 +107,7 @@ export function createDeskService(deps: {
       email: row.emailAddress,
       createdAt: row.createdAt,
       lastLoginAt: row.lastLoginAt,
+      totpEnabled: totpEnabled.has(row.id),
       note: row.registrationNote,
     }));
   }
@@ -222,6 +233,12 @@ export function createDeskService(deps: {
         (await users.leaveGroup(trx, account.id, group)) ? `left ${group}` : null,
       );
       return viewOf(row.id);
+    },
+
+    async resetTotp(actor, username) {
+      await changeAccount(actor, username, 'user.totp-reset', async (trx, account) =>
+        (await twoFactor.clear(trx, account.id)) ? 'two-factor login off; recovery codes deleted' : null,
+      );
     },
 
     async listAudit(actor, request) {

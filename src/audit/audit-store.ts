@@ -16,6 +16,11 @@ export const AUDIT_ACTIONS = [
   'user.locked',
   'user.unlocked',
   'user.groups-changed',
+  'user.totp-enrolled',
+  'user.totp-enabled',
+  'user.totp-disabled',
+  'user.totp-recovery-used',
+  'user.totp-reset',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

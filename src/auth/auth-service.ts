@@ -10,6 +10,7 @@ import type { LoginThrottle } from './login-throttle.js';
 import { hashPassword, needsRehash, verifyAgainstDummy, verifyPassword } from './passwords.js';
 import { type RateLimitQuota, rateLimitHeaders } from './rate-limit-headers.js';
 import type { RefreshTokens } from './refresh-tokens.js';
+import type { TwoFactorService } from './two-factor-service.js';
 
 export interface LoginInput {
   readonly username: string;
@@ -17,6 +18,8 @@ export interface LoginInput {
   readonly clientAddress: string;
   /** The request came over TLS (recorded on the session for the node list). */
   readonly isSecure: boolean;
+  /** The one-time code (or a recovery code) of an account with two-factor login on. */
+  readonly otp?: string | undefined;
 }
 
 /** What login and refresh hand back: the token response body and the refresh token for the cookie. */
@@ -43,6 +46,9 @@ export interface AuthService {
   /**
    * Throttled (see `LoginThrottle`): a 401 carries the RateLimit headers of what the caller
    * has left after the failure, a 429 those of the refusal; a success returns them as `loginQuota`.
+   * With two-factor login on, a right password without `otp` is a 401 `auth.otp-required`
+   * (`otpRequired: true`) that gives its throttle slots back; a wrong, replayed or used-up code
+   * is a 401 `auth.invalid-otp` that keeps them, as a wrong password does.
    */
   login(input: LoginInput): Promise<LoginResult>;
   /** Rotates the refresh token; a missing, dead or reused one is a 401. */
@@ -63,8 +69,10 @@ export function createAuthService(deps: {
   accessTokens: AccessTokens;
   refreshTokens: RefreshTokens;
   loginThrottle: LoginThrottle;
+  /** The second factor a login asks for when the account has it on. */
+  twoFactor: Pick<TwoFactorService, 'secondFactorOf' | 'spend'>;
 }): AuthService {
-  const { clock, users, calls, events, accessTokens, refreshTokens, loginThrottle } = deps;
+  const { clock, users, calls, events, accessTokens, refreshTokens, loginThrottle, twoFactor } = deps;
   const { maxSessionsPerUser } = deps.config.contentServers.web.restApi;
   let lastPrunedAt = Number.NEGATIVE_INFINITY;
 
@@ -98,6 +106,19 @@ export function createAuthService(deps: {
           rateLimitHeaders(reservation.quotaIfFailed),
         );
       }
+      // Asked only of whoever knows the password: to anyone else the account answers as any other.
+      const secondFactor = await twoFactor.secondFactorOf(user.id);
+      if (secondFactor && input.otp === undefined) {
+        // Not a guess: its slots go back, so a login in two steps costs what one in one step does.
+        const left = await loginThrottle.withdraw(reservation);
+        throw new UnauthorizedError('auth.otp-required')
+          .withHeaders(rateLimitHeaders(left))
+          .withMembers({ otpRequired: true });
+      }
+      const refusedOtp = () =>
+        new UnauthorizedError('auth.invalid-otp').withHeaders(rateLimitHeaders(reservation.quotaIfFailed));
+      const otpProof = secondFactor && input.otp !== undefined ? secondFactor.proofOf(input.otp, clock.now()) : null;
+      if (secondFactor && otpProof === null) throw refusedOtp();
       // Hashed before the transaction, which holds the user's row lock.
       const upgradedHash = needsRehash(user.passwordHash) ? await hashPassword(input.password) : undefined;
       const nowIso = clock.now().toISOString();
@@ -106,8 +127,18 @@ export function createAuthService(deps: {
         // First, because it locks the user's row: the user's logins then run one after the
         // other (SQLite runs one write transaction at a time anyway), so the session cap
         // below counts the sessions of logins made in parallel too.
-        // A lock that committed since the password was checked wins: nothing of this login is written.
-        if (!(await users.recordLogin(trx, user.id, nowIso))) throw refused();
+        // A lock or a password change that committed since the password was checked wins: nothing
+        // of this login is written, so no session outlives the change that should have ended it.
+        // (Two first logins racing after an import, one upgrading the hash: the other is refused
+        // and its retry logs in.)
+        if (!(await users.recordLogin(trx, user.id, nowIso, user.passwordHash))) throw refused();
+        // Spent under the row lock, with the login: a code presented twice at once lets in one
+        // login, on any node, and a login that fails after this point leaves the code unspent.
+        if (
+          otpProof &&
+          !(await twoFactor.spend(trx, { id: user.id, username: card?.username ?? '' }, otpProof, nowIso))
+        )
+          throw refusedOtp();
         if (upgradedHash !== undefined) await users.replacePasswordHash(trx, user.id, user.passwordHash, upgradedHash);
         await calls.recordCall(trx, user.id, nowIso);
         const issued = await refreshTokens.createFamily(trx, {

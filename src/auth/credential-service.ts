@@ -12,11 +12,12 @@ import {
   type UserSummary,
 } from '../users/user-service.js';
 import type { UserStore } from '../users/user-store.js';
-import { assertValidUsername, usernameKey } from '../users/username.js';
+import { assertValidUsername } from '../users/username.js';
 import type { WebhookStore } from '../webhooks/webhook-store.js';
 import type { ApiKeyStore } from './api-key-store.js';
-import type { LoginReservation, LoginThrottle } from './login-throttle.js';
-import { hashPassword, verifyPassword } from './passwords.js';
+import type { LoginThrottle } from './login-throttle.js';
+import type { PasswordConfirmation } from './password-confirmation.js';
+import { hashPassword } from './passwords.js';
 import { type RateLimitQuota, rateLimitHeaders } from './rate-limit-headers.js';
 import type { SessionStore } from './session-store.js';
 
@@ -71,10 +72,9 @@ export interface CredentialService {
   /**
    * The caller changes their own password. Only in a login session (an API key → 403
    * `account.login-session-required`). A new password that breaks the rules → 400 before
-   * anything else. The current password is checked as a login checks one, in the login
-   * throttle's windows of the account and the address: a wrong one keeps its slots (403
-   * `account.wrong-password` with the RateLimit headers), a full window answers 429 before any
-   * check. Then everything the old password stood behind ends as with `setPassword`, except the
+   * anything else. The current password is confirmed as a login checks one (see
+   * PasswordConfirmation: a wrong one → 403 `auth.password-incorrect`, counted in the login
+   * throttle; a full window → 429 before any check). Then everything the old password stood behind ends as with `setPassword`, except the
    * session the change is made in. Two changes racing: the first wins; the second's current
    * password is no longer current (403). Returns what the caller's address has left.
    */
@@ -93,10 +93,11 @@ export function createCredentialService(deps: {
   };
   /** A wrong current password is a failed login: it spends an attempt of the same windows. */
   loginThrottle: LoginThrottle;
+  passwords: PasswordConfirmation;
   config: Config;
   clock: Clock;
 }): CredentialService {
-  const { users, stores, loginThrottle, config, clock } = deps;
+  const { users, stores, loginThrottle, passwords, config, clock } = deps;
 
   /** `pointer`: where the password is in the request (`/password`, `/newPassword`). */
   function assertValidPassword(password: string, pointer = '/password'): void {
@@ -131,12 +132,6 @@ export function createCredentialService(deps: {
     const deactivated = webhooks === 0 ? '' : `; ${webhooks} webhook${webhooks === 1 ? '' : 's'} deactivated`;
     return `${sessions} ended, API keys revoked${deactivated}`;
   }
-
-  const wrongPassword = (reservation: LoginReservation) =>
-    // The attempt keeps the slots it reserved: they are the failure's record, as at login.
-    new ForbiddenError('account.wrong-password', 'The current password is incorrect.').withHeaders(
-      rateLimitHeaders(reservation.quotaIfFailed),
-    );
 
   return {
     async createAccount({ password, ...account }, alsoInTransaction) {
@@ -180,28 +175,25 @@ export function createCredentialService(deps: {
       const { user, session } = caller;
       // Before the throttle and any hash: a bad new password costs neither an attempt nor a hash.
       assertValidPassword(change.newPassword, '/newPassword');
-      const reservation = await loginThrottle.reserve({
-        usernameKey: usernameKey(user.username),
-        clientAddress: change.clientAddress,
-      });
-      const row = await stores.users.findById(user.id);
-      if (!row || !(await verifyPassword(row.passwordHash, change.currentPassword))) throw wrongPassword(reservation);
+      const confirmed = await passwords.confirm(user, change.currentPassword, change.clientAddress);
+      const { reservation } = confirmed;
       const passwordHash = await hashPassword(change.newPassword);
       const at = clock.now().toISOString();
       return stores.users.transaction(async (trx) => {
         // Only over the hash the current password was checked against: of two changes racing,
         // the second finds another hash, and the password it gave is no longer the current one.
         // `credentialsChangedAt` stays: it would end the session the change is made in too.
-        if (!(await stores.users.replacePasswordHash(trx, row.id, row.passwordHash, passwordHash))) {
-          throw wrongPassword(reservation);
+        if (!(await stores.users.replacePasswordHash(trx, user.id, confirmed.passwordHash, passwordHash))) {
+          // The attempt keeps the slots it reserved: they are the failure's record, as at login.
+          throw new ForbiddenError('auth.password-incorrect').withHeaders(rateLimitHeaders(reservation.quotaIfFailed));
         }
-        const reset = await endWhatThePasswordStoodBehind(trx, row.id, at, session.id);
+        const reset = await endWhatThePasswordStoodBehind(trx, user.id, at, session.id);
         const quota = await loginThrottle.recordSuccess(trx, reservation);
         await stores.audit.record(trx, {
           at,
-          actor: row.username,
+          actor: user.username,
           action: 'user.password-changed',
-          target: row.username,
+          target: user.username,
           detail: `changed by the user; ${endedDetail('other login sessions', reset)}`,
         });
         return quota;

@@ -16,10 +16,14 @@ import { type CredentialService, createCredentialService } from './credential-se
 import type { LoginAttemptStore } from './login-attempt-store.js';
 import { createLoginSessionService, type LoginSessionService } from './login-session-service.js';
 import { createLoginThrottle } from './login-throttle.js';
+import { createPasswordConfirmation } from './password-confirmation.js';
 import { createRefreshTokens } from './refresh-tokens.js';
 import { createRegistrationService, type RegistrationService } from './registration-service.js';
 import { createSessionActivityService, type SessionActivityService } from './session-activity-service.js';
 import type { SessionStore } from './session-store.js';
+import type { TwoFactorKeys } from './two-factor-keys.js';
+import { createTwoFactorService, type TwoFactorService } from './two-factor-service.js';
+import type { TwoFactorStore } from './two-factor-store.js';
 
 /**
  * The identity and access services of a board (callers, login sessions, passwords, API keys),
@@ -42,6 +46,8 @@ export interface IdentityServices {
   readonly registration: RegistrationService;
   /** When the callers of each session were last seen. */
   readonly sessionActivity: SessionActivityService;
+  /** Two-factor login (TOTP): enrolment, turning it off, what a login asks. */
+  readonly twoFactor: TwoFactorService;
 }
 
 export function createIdentityServices(deps: {
@@ -55,13 +61,16 @@ export function createIdentityServices(deps: {
     readonly system: SystemStore;
     /** A password change deactivates the user's webhooks (see `createCredentialService`). */
     readonly webhooks: Pick<WebhookStore, 'deactivateOwnedBy'>;
-    /** Each registration, password change and API key given or taken is audited. */
+    /** Each registration, password change, API key given or taken and change to two-factor login is audited. */
     readonly audit: AuditStore;
+    readonly twoFactor: TwoFactorStore;
   };
   users: UserService;
   accessTokens: AccessTokens;
   /** Derives each refresh token's successor (see `createRefreshTokens`). */
   refreshSuccessorSecret: Uint8Array;
+  /** Seal the TOTP secrets and hash the recovery codes (see `createTwoFactorKeys`). */
+  twoFactorKeys: TwoFactorKeys;
   /** What the stores report when a credential may stand for something else now. */
   identityChanges: IdentityChanges;
   /** Each login is recorded as a `user.login` event, each registration as `user.registered`. */
@@ -76,7 +85,16 @@ export function createIdentityServices(deps: {
   });
   const loginThrottle = createLoginThrottle({ store: stores.loginAttempts, clock, config });
   const apiKeys = createApiKeyService({ store: stores.apiKeys, clock, users, audit: stores.audit });
-  const credentials = createCredentialService({ users, stores, loginThrottle, config, clock });
+  const passwords = createPasswordConfirmation({ users: stores.users, loginThrottle });
+  const credentials = createCredentialService({ users, stores, loginThrottle, passwords, config, clock });
+  const twoFactor = createTwoFactorService({
+    config,
+    clock,
+    keys: deps.twoFactorKeys,
+    stores,
+    passwords,
+    loginThrottle,
+  });
   return {
     accessTokens,
     auth: createAuthService({
@@ -88,6 +106,7 @@ export function createIdentityServices(deps: {
       accessTokens,
       refreshTokens,
       loginThrottle,
+      twoFactor,
     }),
     apiKeys,
     callers: createCallerService({
@@ -109,5 +128,6 @@ export function createIdentityServices(deps: {
       events: deps.events,
     }),
     sessionActivity: createSessionActivityService({ sessions: stores.sessions, users: stores.users, clock }),
+    twoFactor,
   };
 }

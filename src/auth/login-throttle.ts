@@ -17,6 +17,8 @@ export interface LoginReservation {
   readonly attempt: LoginAttempt;
   /** The address window the slot was taken from (a success gives back that slot only). */
   readonly addressWindow: TakenSlot;
+  /** The account window the slot was taken from (see `withdraw`). */
+  readonly accountWindow: TakenSlot;
   /** What the caller has left if the password is wrong: the attempt keeps both its slots. */
   readonly quotaIfFailed: RateLimitQuota;
 }
@@ -46,6 +48,13 @@ export interface LoginThrottle {
    * is the only one that limits.
    */
   recordSuccess(trx: Executor, reservation: LoginReservation): Promise<RateLimitQuota>;
+  /**
+   * Gives back both slots of an attempt that turned out not to be a guess, without forgiving
+   * anything else: a login whose password was right but that still lacks its one-time code. The
+   * account window is not ended (as `recordSuccess` ends it), or someone who knows the password
+   * could wipe out the count of their guesses at the code. Returns what the caller has left.
+   */
+  withdraw(reservation: LoginReservation): Promise<RateLimitQuota>;
   /** Deletes windows that are over (the next attempt would open a new one anyway). */
   prune(): Promise<void>;
 }
@@ -124,6 +133,7 @@ export function createLoginThrottle(deps: { store: LoginAttemptStore; clock: Clo
         return {
           attempt,
           addressWindow: address.taken,
+          accountWindow: account.taken,
           quotaIfFailed: quotaOf(address.taken, now),
         };
       });
@@ -136,6 +146,15 @@ export function createLoginThrottle(deps: { store: LoginAttemptStore; clock: Clo
       // when it ended meanwhile, and the next attempt opens a new one.
       const left = await store.giveBackSlot(trx, addressSubject(attempt), addressWindow.windowStartedAt);
       return quotaOf(left, clock.now());
+    },
+
+    async withdraw(reservation) {
+      const { attempt, addressWindow, accountWindow } = reservation;
+      return store.transaction(async (trx) => {
+        await store.giveBackSlot(trx, accountSubject(attempt), accountWindow.windowStartedAt);
+        const left = await store.giveBackSlot(trx, addressSubject(attempt), addressWindow.windowStartedAt);
+        return quotaOf(left, clock.now());
+      });
     },
 
     async prune() {

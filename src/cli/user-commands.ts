@@ -114,4 +114,13 @@ export function registerUserCommands(program: Command): void {
     await withBoard(options, (board) => board.desk.reject(CONSOLE, username));
     printResult(options, { username, rejected: true }, `rejected ${username}: the application is deleted`);
   });
+
+  withCommonOptions(
+    user
+      .command('totp-reset <username>')
+      .description("turn a user's two-factor login off (a lost phone): the next login asks for the password alone"),
+  ).action(async (username: string, options: CommonOptions) => {
+    await withBoard(options, (board) => board.desk.resetTotp(CONSOLE, username));
+    printResult(options, { username, totpEnabled: false }, `two-factor login is off for ${username}`);
+  });
 }

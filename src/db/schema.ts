@@ -25,6 +25,8 @@ export interface Tables {
   webhooks: WebhooksTable;
   webhookDeliveries: WebhookDeliveriesTable;
   auditLog: AuditLogTable;
+  totpCredentials: TotpCredentialsTable;
+  totpRecoveryCodes: TotpRecoveryCodesTable;
 }
 
 type Timestamp = string;
@@ -271,4 +273,24 @@ export interface AuditLogTable {
   target: string;
   /** A short human-readable account of the change. */
   detail: string;
+}
+
+/** A user's TOTP enrolment (src/auth/two-factor-store.ts); no row: two-factor login is off. */
+export interface TotpCredentialsTable {
+  userId: number;
+  /** The shared secret sealed with the board's two-factor key (src/auth/two-factor-keys.ts). */
+  sealedSecret: string;
+  /** The HMAC of the codes: `sha1`, or `sha256` for an ENiGMA½ `rfc6238_TOTP` account. */
+  algorithm: ColumnType<string, string | undefined, string>;
+  enrolledAt: Timestamp;
+  /** When a first code confirmed the enrolment: from then on login asks for a code. Null: not on yet. */
+  confirmedAt: Timestamp | null;
+  /** The last time step a code was accepted for: that code, and older ones, are refused from then on. */
+  lastUsedStep: ColumnType<number | null, number | null | undefined, number | null>;
+}
+
+/** The keyed hash of each unused recovery code; a used one is deleted. */
+export interface TotpRecoveryCodesTable {
+  userId: number;
+  codeHash: string;
 }

@@ -46,6 +46,15 @@ const SNAKE_NAMES: Readonly<Record<(typeof KEPT_ID_TABLES)[number], string>> = {
   apiKeys: 'api_keys',
 };
 
+/** An ENiGMA½ user's two-factor login as the board keeps it: on from the start, as it was there. */
+export interface ImportedTwoFactor {
+  /** When the import carried it over (ENiGMA½ keeps no date of its own). */
+  readonly enrolledAt: string;
+  readonly sealedSecret: string;
+  readonly algorithm: string;
+  readonly recoveryCodeHashes: readonly string[];
+}
+
 export interface ImportedMessageRow {
   readonly id: number;
   readonly uuid: string;
@@ -74,7 +83,12 @@ export interface EnigmaImportStore {
    * between runs) is left alone and counted, never merged.
    */
   insertUsers(
-    users: ReadonlyArray<{ user: ImportedUser; passwordHash: string; groups: readonly string[] }>,
+    users: ReadonlyArray<{
+      user: ImportedUser;
+      passwordHash: string;
+      groups: readonly string[];
+      twoFactor: ImportedTwoFactor | null;
+    }>,
   ): Promise<InsertedUsers>;
   /**
    * Inserts the API keys whose hash is not there yet; returns how many were new and how many
@@ -161,7 +175,7 @@ export function createEnigmaImportStore(database: Database): EnigmaImportStore {
           else return true;
           return false;
         });
-        for (const { user, passwordHash, groups } of fresh) {
+        for (const { user, passwordHash, groups, twoFactor } of fresh) {
           ownIds.add(user.id);
           await trx
             .insertInto('users')
@@ -177,6 +191,28 @@ export function createEnigmaImportStore(database: Database): EnigmaImportStore {
               .insertInto('userGroups')
               .values(groups.map((groupName) => ({ userId: user.id, groupName })))
               .execute();
+          }
+          if (twoFactor) {
+            const { enrolledAt, sealedSecret, algorithm, recoveryCodeHashes } = twoFactor;
+            await trx
+              .insertInto('totpCredentials')
+              .values({
+                userId: user.id,
+                sealedSecret,
+                algorithm,
+                enrolledAt,
+                confirmedAt: enrolledAt,
+                lastUsedStep: null,
+              })
+              .execute();
+            // One code may stand twice in ENiGMA½'s list: it is one code here.
+            const hashes = [...new Set(recoveryCodeHashes)];
+            if (hashes.length > 0) {
+              await trx
+                .insertInto('totpRecoveryCodes')
+                .values(hashes.map((codeHash) => ({ userId: user.id, codeHash })))
+                .execute();
+            }
           }
         }
         return { added: fresh.length, alreadyThere, idTaken, nameTaken, ownIds };

@@ -16,15 +16,23 @@ import {
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { encodeEnigmaPasswordHash } from '../auth/enigma-password.js';
+import { createTwoFactorKeys, TWO_FACTOR_SECRET_SETTING, type TwoFactorKeys } from '../auth/two-factor-keys.js';
 import type { Database } from '../db/database.js';
+import { loadOrCreateSecret } from '../db/settings-store.js';
 import { BadRequestError } from '../errors.js';
 import { checkBody, checkSubject, checkUserName, DEFAULT_TO_USER_NAME } from '../messages/message-rules.js';
 import { type ThreadPlace, threadPlaceOf } from '../messages/message-thread.js';
 import { PROFILE_FIELDS, profileFieldProblem } from '../users/profile-service.js';
 import { assertValidUsername, usernameKey } from '../users/username.js';
-import { createEnigmaImportStore, type EnigmaImportStore, type ImportedMessageRow } from './enigma-import-store.js';
+import {
+  createEnigmaImportStore,
+  type EnigmaImportStore,
+  type ImportedMessageRow,
+  type ImportedTwoFactor,
+} from './enigma-import-store.js';
 import {
   enigmaPasswordOf,
+  enigmaTwoFactorOf,
   hasNul,
   ID_RANGE_REASON,
   type ImportedUser,
@@ -38,7 +46,7 @@ import {
   utcTimestamp,
   withoutNul,
 } from './enigma-mapping.js';
-import type { EnigmaMessage, EnigmaSource } from './enigma-source.js';
+import type { EnigmaMessage, EnigmaSource, EnigmaUser } from './enigma-source.js';
 
 /** The kinds of things a move carries over, in the order they are moved. */
 export const IMPORT_KINDS = ['users', 'apiKeys', 'messages', 'files', 'calls', 'pointers'] as const;
@@ -140,6 +148,10 @@ export async function importEnigmaBoard(
   const importedAt = now().toISOString();
   const tally = createTally();
   const store = database ? createEnigmaImportStore(database) : null;
+  // The board's own two-factor keys: a carried-over secret is sealed as an enrolment on the board is.
+  const twoFactorKeys = database
+    ? createTwoFactorKeys(await loadOrCreateSecret(database.db, TWO_FACTOR_SECRET_SETTING))
+    : null;
   const progress = (kind: ImportKind, done: number, total: number) => options.onProgress?.({ kind, done, total });
 
   // Rows whose ids baud cannot keep are left out before anything else, so no counter ever moves
@@ -198,7 +210,12 @@ export async function importEnigmaBoard(
     const row = withProfileRules(importedUser(user, importedAt), tally);
     if (row.disabledAt !== null)
       tally.note('users', 'not active in ENiGMA½ (disabled, inactive or locked): locked out');
-    return { user: row, passwordHash, groups: user.groups };
+    return {
+      user: row,
+      passwordHash,
+      groups: user.groups,
+      twoFactor: importedTwoFactor(user, twoFactorKeys, importedAt, tally),
+    };
   });
   // Keys and posts attach only to the accounts that are these ENiGMA½ users, never to another
   // account that took an id or a name on the board between runs.
@@ -306,6 +323,38 @@ export async function importEnigmaBoard(
     counts: tally.counts,
     skipped: tally.skippedList(),
     seconds: (performance.now() - started) / 1000,
+  };
+}
+
+/**
+ * The user's ENiGMA½ two-factor login as the board keeps it (sealed secret, hashed backup codes),
+ * or null when there is none or it cannot carry over; the report says which. A dry run (no keys)
+ * only counts.
+ */
+function importedTwoFactor(
+  user: EnigmaUser,
+  keys: TwoFactorKeys | null,
+  importedAt: string,
+  tally: Tally,
+): ImportedTwoFactor | null {
+  const outcome = enigmaTwoFactorOf(user);
+  if (outcome.kind === 'none') return null;
+  if (outcome.kind === 'dropped') {
+    tally.note('users', outcome.reason);
+    return null;
+  }
+  const { key, algorithm, backupCodes, backupCodesProblem } = outcome.twoFactor;
+  tally.note(
+    'users',
+    `two-factor login (TOTP, HMAC-${algorithm.toUpperCase()}) carried over: its authenticator app keeps working`,
+  );
+  if (backupCodesProblem !== null) tally.note('users', backupCodesProblem);
+  if (keys === null) return null;
+  return {
+    enrolledAt: importedAt,
+    sealedSecret: keys.seal(user.id, key),
+    algorithm,
+    recoveryCodeHashes: backupCodes.map((code) => keys.hashRecoveryCode(user.id, code)),
   };
 }
 

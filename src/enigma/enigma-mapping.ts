@@ -1,3 +1,4 @@
+import { base32Decode, type TotpAlgorithm } from '../auth/totp.js';
 import { TAG_PATTERN } from '../config/config-schema.js';
 import type { UserRow } from '../db/schema.js';
 import { sanitizeFileName } from '../files/file-name.js';
@@ -194,10 +195,21 @@ const COUNTER_COLUMNS = {
 
 /** Properties that are ENiGMA½'s own bookkeeping, meaningless in baud, and not worth keeping. */
 const PASSWORD_PROPERTIES = new Set(['pw_pbkdf2_salt', 'pw_pbkdf2_dk', 'pw_hash_params']);
+/**
+ * ENiGMA½'s two-factor properties (core/user_property.js): never kept in `properties`, where
+ * the secret and the backup codes would lie in the clear; what carries over goes to baud's own
+ * two-factor tables (see `enigmaTwoFactorOf`).
+ */
+const TWO_FACTOR_PROPERTIES = {
+  type: 'auth_factor2_otp',
+  secret: 'auth_factor2_otp_secret',
+  backupCodes: 'auth_factor2_otp_backup_codes',
+} as const;
 const HANDLED_PROPERTIES = new Set([
   ...Object.keys(PROFILE_COLUMNS),
   ...Object.keys(COUNTER_COLUMNS),
   ...PASSWORD_PROPERTIES,
+  ...Object.values(TWO_FACTOR_PROPERTIES),
   'account_status',
   'account_created',
   'last_login_timestamp',
@@ -258,6 +270,89 @@ export function enigmaPasswordOf(user: EnigmaUser): EnigmaPassword | null {
     if (typeof params.iterations !== 'number' || typeof params.digest !== 'string' || typeof params.keyLen !== 'number')
       return null;
     return { saltHex, dkHex, iterations: params.iterations, digest: params.digest, keyLen: params.keyLen };
+  } catch {
+    return null;
+  }
+}
+
+/** An ENiGMA½ user's two-factor login as baud can keep it. */
+export interface EnigmaTwoFactor {
+  /** The HMAC key of the codes, as ENiGMA½'s otplib 11 derived it from the stored secret. */
+  readonly key: Buffer;
+  readonly algorithm: TotpAlgorithm;
+  /** The unused backup codes, in the clear as ENiGMA½ keeps them (hashed by the import). */
+  readonly backupCodes: readonly string[];
+  /** Why the backup codes did not carry over (unreadable), or null. */
+  readonly backupCodesProblem: string | null;
+}
+
+/** What `enigmaTwoFactorOf` found: nothing, a two-factor login baud keeps, or one it cannot (and why). */
+export type EnigmaTwoFactorOutcome =
+  | { readonly kind: 'none' }
+  | { readonly kind: 'carried'; readonly twoFactor: EnigmaTwoFactor }
+  | { readonly kind: 'dropped'; readonly reason: string };
+
+/** otplib 11 pads a TOTP key shorter than the digest by repeating it (its `totpSecret`). */
+function paddedKey(secret: Buffer, length: number): Buffer {
+  if (secret.length === 0 || secret.length >= length) return secret;
+  return Buffer.from(Array.from({ length }, (_, index) => secret[index % secret.length] ?? 0));
+}
+
+/**
+ * The user's ENiGMA½ two-factor login (core/user_2fa_otp.js, otplib 11): `googleAuth` is RFC
+ * 6238 TOTP with HMAC-SHA-1 over a base32 secret — what baud enrols — and `rfc6238_TOTP` the same
+ * with HMAC-SHA-256 over the secret's ASCII bytes; both carry over as they are, so the user's
+ * authenticator app keeps working. `rfc4266_HOTP` counts logins, not time: baud has no place for
+ * it, and the user comes over without two-factor login.
+ */
+export function enigmaTwoFactorOf(user: EnigmaUser): EnigmaTwoFactorOutcome {
+  const type = user.properties.get(TWO_FACTOR_PROPERTIES.type)?.trim();
+  if (!type) return { kind: 'none' };
+  const secret = user.properties.get(TWO_FACTOR_PROPERTIES.secret) ?? '';
+  let key: Buffer | null;
+  let algorithm: TotpAlgorithm;
+  if (type === 'googleAuth') {
+    key = base32Decode(secret);
+    algorithm = 'sha1';
+  } else if (type === 'rfc6238_TOTP') {
+    key = /^[\x20-\x7e]+$/.test(secret) ? paddedKey(Buffer.from(secret, 'ascii'), 32) : null;
+    algorithm = 'sha256';
+  } else if (type === 'rfc4266_HOTP') {
+    return {
+      kind: 'dropped',
+      reason: 'two-factor login by HOTP (counter-based), which baud does not keep: imported without two-factor login',
+    };
+  } else {
+    return {
+      kind: 'dropped',
+      reason: `two-factor login of an unknown kind ("${type.slice(0, 32)}"): imported without two-factor login`,
+    };
+  }
+  if (key === null || key.length === 0) {
+    return {
+      kind: 'dropped',
+      reason: `two-factor login (${type}) without a readable secret: imported without two-factor login`,
+    };
+  }
+  const codes = readBackupCodes(user.properties.get(TWO_FACTOR_PROPERTIES.backupCodes));
+  return {
+    kind: 'carried',
+    twoFactor: {
+      key,
+      algorithm,
+      backupCodes: codes ?? [],
+      backupCodesProblem: codes === null ? 'two-factor backup codes unreadable: not carried over' : null,
+    },
+  };
+}
+
+/** ENiGMA½'s backup codes: a JSON array of strings; none stored is none left. Null when unreadable. */
+function readBackupCodes(text: string | undefined): string[] | null {
+  if (text === undefined || text.trim() === '') return [];
+  try {
+    const value: unknown = JSON.parse(text);
+    if (!Array.isArray(value) || !value.every((code) => typeof code === 'string')) return null;
+    return value.filter((code) => code.trim() !== '');
   } catch {
     return null;
   }

@@ -19,6 +19,9 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'POST /auth/logout': 'logout',
   'GET /users/me': 'getOwnProfile',
   'PUT /users/me': 'updateOwnProfile',
+  'POST /users/me/totp': 'enrolTotp',
+  'POST /users/me/totp/confirm': 'confirmTotp',
+  'DELETE /users/me/totp': 'disableTotp',
   'GET /users/:username': 'getUserProfile',
   'PUT /users/me/password': 'changeOwnPassword',
   'GET /users/me/sessions': 'listOwnSessions',
@@ -55,6 +58,7 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'POST /admin/users/:username/lock': 'lockAccount',
   'POST /admin/users/:username/unlock': 'unlockAccount',
   'PUT /admin/users/:username/groups': 'setAccountGroups',
+  'DELETE /admin/users/:username/totp': 'resetAccountTotp',
   'GET /admin/audit': 'listAuditLog',
 };
 
@@ -193,8 +197,11 @@ const LOGIN_RATE_LIMIT_HEADERS = {
 /** The answers, by operationId, that carry the login throttle's RateLimit headers. */
 const RATE_LIMITED_ANSWERS: Readonly<Record<string, readonly string[]>> = {
   login: ['200', '401', '403', '429'],
-  // A wrong current password is a failed login: the 403 of `account.wrong-password` carries them, an API key's 403 not.
+  // A wrong current password is a failed login: the 403 of `auth.password-incorrect` carries them, an API key's 403 not.
   changeOwnPassword: ['204', '403', '429'],
+  // The password asked again counts in the login throttle (see `PasswordConfirmation`).
+  enrolTotp: ['403', '429'],
+  disableTotp: ['400', '403', '429'],
 };
 
 /**

@@ -139,6 +139,8 @@ interface ClientFault {
   readonly detail?: string;
   readonly errors?: readonly FieldError[];
   readonly headers?: Readonly<Record<string, string>>;
+  /** Extension members of the body (`otpRequired`). */
+  readonly members?: Readonly<Record<string, boolean>>;
 }
 
 /** Turns an error fastify or its plugins raised into what the client is told, when it is the client's fault. */
@@ -177,7 +179,7 @@ export function installProblemHandlers(app: FastifyInstance, allowedMethods: (ur
     if (fault && ERROR_CODES[fault.code].status !== 500) {
       const problem = problemFor(fault, prefix);
       if (fault.errors && fault.errors.length > 0) problem.errors = fault.errors;
-      return sendProblem(reply, problem, fault.headers);
+      return sendProblem(reply, { ...problem, ...fault.members }, fault.headers);
     }
     request.log.error({ err: error }, 'unexpected error');
     return sendProblem(reply, { ...problemFor({ code: 'server.internal-error' }, prefix), instance: request.id });

@@ -33,6 +33,20 @@ export const ProblemSchema = Type.Object(
 );
 
 /**
+ * The 401 of a login: a problem that may carry `otpRequired`. Only the login's answer documents
+ * it (the member is never sent elsewhere), so the other problem answers stay as they were.
+ */
+export const LoginProblemSchema = Type.Object({
+  ...ProblemSchema.properties,
+  otpRequired: Type.Optional(
+    Type.Literal(true, {
+      description:
+        'With `auth.otp-required`: the password was right and two-factor login is on; send the login again with `otp`.',
+    }),
+  ),
+});
+
+/**
  * The user the examples of the document show, as her card reads in every answer that lists a
  * user (nodes, last callers, profiles): user 7, the subject of the example token.
  */
@@ -45,14 +59,26 @@ export const USER_CARD_EXAMPLE = {
 
 /** Response entries for the error statuses a route can answer with (400 and 500 are implied for all). */
 export function ProblemResponses(...statuses: number[]) {
-  const responses: Record<number, { description: string; content: Record<string, { schema: typeof ProblemSchema }> }> =
-    {};
+  const responses: Record<
+    number,
+    { description: string; content: Record<string, { schema: typeof ProblemSchema | typeof LoginProblemSchema }> }
+  > = {};
   for (const status of [400, ...statuses, 500]) {
     responses[status] = {
       description: STATUS_CODES[status] ?? 'Error',
       content: { 'application/problem+json': { schema: ProblemSchema } },
     };
   }
+  return responses;
+}
+
+/** `ProblemResponses` of the login: its 401 may carry `otpRequired` (see `LoginProblemSchema`). */
+export function LoginProblemResponses(...statuses: number[]) {
+  const responses = ProblemResponses(...statuses);
+  responses[401] = {
+    description: STATUS_CODES[401] ?? 'Error',
+    content: { 'application/problem+json': { schema: LoginProblemSchema } },
+  };
   return responses;
 }
 

@@ -40,6 +40,8 @@ export interface OwnProfile {
   downloadBytes: number;
   achievementPoints: number;
   minutesOnline: number;
+  /** Whether login asks this user for a one-time code. */
+  totpEnabled: boolean;
 }
 
 /**
@@ -120,14 +122,18 @@ export interface ProfileService {
   getPublicProfile(caller: Caller, username: string): Promise<PublicProfile>;
 }
 
-export function createProfileService(deps: { store: UserStore }): ProfileService {
-  const { store } = deps;
+export function createProfileService(deps: {
+  store: UserStore;
+  /** Two-factor login is auth's: the profile only tells whether it is on. */
+  twoFactor: { isEnabled(userId: number): Promise<boolean> };
+}): ProfileService {
+  const { store, twoFactor } = deps;
 
   async function ownProfileOf(user: CallerUser): Promise<OwnProfile> {
     const row = await store.findById(user.id);
     // The auth hook saw this user a moment ago; gone now means deleted in between.
     if (!row) throw new UnauthorizedError('auth.account-gone', 'The account no longer exists.');
-    return toOwnProfile(row, user.groups);
+    return toOwnProfile(row, user.groups, await twoFactor.isEnabled(user.id));
   }
 
   function requireUser(caller: Caller): UserCaller {
@@ -178,7 +184,7 @@ export function createProfileService(deps: { store: UserStore }): ProfileService
   };
 }
 
-function toOwnProfile(row: UserRow, groups: readonly string[]): OwnProfile {
+function toOwnProfile(row: UserRow, groups: readonly string[], totpEnabled: boolean): OwnProfile {
   return {
     userId: row.id,
     username: row.username,
@@ -199,5 +205,6 @@ function toOwnProfile(row: UserRow, groups: readonly string[]): OwnProfile {
     downloadBytes: row.downloadBytes,
     achievementPoints: row.achievementPoints,
     minutesOnline: row.minutesOnline,
+    totpEnabled,
   };
 }

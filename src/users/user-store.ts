@@ -113,9 +113,10 @@ export interface UserStore {
   findLoginCredentials(usernameKey: string): Promise<LoginCredentials | undefined>;
   /**
    * Counts a login: `loginCount` and `lastLoginAt`. Takes the login's transaction; locks the
-   * user's row. False (nothing counted) when the account was locked or is pending by then.
+   * user's row. False (nothing counted) when the account was locked or is pending by then, or
+   * its password is no longer `verifiedHash`, the one the login checked.
    */
-  recordLogin(trx: Executor, userId: number, at: string): Promise<boolean>;
+  recordLogin(trx: Executor, userId: number, at: string, verifiedHash: string): Promise<boolean>;
   addMinutesOnline(userId: number, minutes: number): Promise<void>;
   autoSignatureOf(trx: Executor, userId: number): Promise<string | null>;
   incrementPostCount(trx: Executor, userId: number): Promise<void>;
@@ -345,13 +346,14 @@ export function createUserStore(db: Db, identityChanges: IdentityChanges): UserS
         .where('usernameKey', '=', key)
         .executeTakeFirst(),
 
-    async recordLogin(trx, userId, at) {
+    async recordLogin(trx, userId, at, verifiedHash) {
       const counted = await trx
         .updateTable('users')
         .set((eb) => ({ loginCount: eb('loginCount', '+', 1), lastLoginAt: at }))
         .where('id', '=', userId)
         .where('disabledAt', 'is', null)
         .where('isPending', '=', 0)
+        .where('passwordHash', '=', verifiedHash)
         .executeTakeFirst();
       return Number(counted.numUpdatedRows) === 1;
     },

@@ -58,6 +58,7 @@ describeEachDialect("the sysop's desk", (dialect) => {
         email: null,
         createdAt: clock.now().toISOString(),
         lastLoginAt: null,
+        totpEnabled: false,
         note: null,
       },
     ]);

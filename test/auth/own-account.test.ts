@@ -2,6 +2,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { CONSOLE } from '../../src/admin/desk-service.js';
 import type { BaudApp } from '../../src/app.js';
 import { CALLER_CACHE_MAX_AGE_MS } from '../../src/auth/caller-service.js';
+import { createIdentityChanges } from '../../src/identity-changes.js';
+import { createUserStore } from '../../src/users/user-store.js';
 import {
   createTestBoard,
   describeEachDialect,
@@ -96,8 +98,8 @@ describeEachDialect('your own account: password and login sessions', (dialect) =
         type: '/_baud/api/v1/errors/403',
         title: 'Forbidden',
         status: 403,
-        detail: 'The current password is incorrect.',
-        code: 'account.wrong-password',
+        detail: 'The password is incorrect.',
+        code: 'auth.password-incorrect',
       });
       expect(refused.headers['ratelimit-remaining']).toBe(remaining);
     }
@@ -197,6 +199,30 @@ describeEachDialect('your own account: password and login sessions', (dialect) =
       200,
     );
     expect((await auditOf('erin')).map((entry) => entry.action)).toEqual(['user.password-changed']);
+  });
+
+  it('keeps no login that raced a password change: one that checked the old password is not recorded after it', async () => {
+    await board.board.credentials.createAccount({ username: 'hank', password: PASSWORD });
+    const users = createUserStore(board.board.db, createIdentityChanges());
+    const before = await users.findLoginCredentials('hank');
+    const calling = await session('hank', '192.0.2.60');
+    const answers = await Promise.all([
+      changePassword(calling.headers, { currentPassword: PASSWORD, newPassword: NEW_PASSWORD }, '192.0.2.60'),
+      // Two: the account's window of the login throttle holds three attempts here.
+      ...Array.from({ length: 2 }, (_, index) =>
+        login(board, 'hank', PASSWORD, { remoteAddress: `192.0.2.${61 + index}` }),
+      ),
+    ]);
+    expect(answers[0]?.statusCode).toBe(204);
+    // Whichever logins ran first, the change ended them or they were refused: only its own session is left.
+    const listed = await listSessions(calling.headers);
+    expect(listed.json().data.map((live: { current: boolean }) => live.current)).toEqual([true]);
+    // The step that decides, without the timing: a login that verified the old hash counts nothing now.
+    const at = clock.now().toISOString();
+    const recorded = await users.transaction((trx) =>
+      users.recordLogin(trx, before?.id ?? 0, at, before?.passwordHash ?? ''),
+    );
+    expect(recorded).toBe(false);
   });
 
   it('lists the live login sessions with the current one marked, oldest first', async () => {

@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type BaudClient, BaudProblem, createBaudClient } from '../../clients/typescript/src/index.js';
+import { base32Decode, timeStepAt, totpCode } from '../../src/auth/totp.js';
 import { MESSAGE_TEST_CONFIG, seedMessages } from '../messages/message-fixture.js';
 import { createTestBoard, describeEachDialect, type TestBoard } from '../support/test-board.js';
 
@@ -154,5 +155,33 @@ describeEachDialect('the typed client', (dialect) => {
     expect(typeof value?.id).toBe('number');
     controller.abort();
     await stream.return(undefined);
+  });
+
+  it('turns two-factor login on and logs in with the code once the problem says otpRequired', async () => {
+    await board.board.credentials.createAccount({ username: 'tina', password: PASSWORD });
+    const tina = createBaudClient({ baseUrl });
+    await tina.login('tina', PASSWORD);
+    const enrolled = await tina.api.POST('/_baud/api/v1/users/me/totp', { body: { password: PASSWORD } });
+    const key = base32Decode(enrolled.data?.secret ?? '') ?? Buffer.alloc(0);
+    const codeAt = (stepOffset: number) => totpCode(key, timeStepAt(new Date()) + stepOffset);
+    // Confirmed with the previous step's code, so the current step's is still unused.
+    const confirmed = await tina.api.POST('/_baud/api/v1/users/me/totp/confirm', { body: { code: codeAt(-1) } });
+    expect(confirmed.data?.recoveryCodes).toHaveLength(10);
+    expect((await tina.api.GET('/_baud/api/v1/users/me')).data?.totpEnabled).toBe(true);
+
+    const other = createBaudClient({ baseUrl });
+    const refused = other.login('tina', PASSWORD);
+    await expect(refused).rejects.toBeInstanceOf(BaudProblem);
+    await expect(refused).rejects.toMatchObject({ status: 401, code: 'auth.otp-required', otpRequired: true });
+    expect(other.isLoggedIn).toBe(false);
+    const code = codeAt(0);
+    await other.login('tina', PASSWORD, code);
+    expect((await other.api.GET('/_baud/api/v1/users/me')).data?.username).toBe('tina');
+    // The same code again: accepted once only.
+    await expect(createBaudClient({ baseUrl }).login('tina', PASSWORD, code)).rejects.toMatchObject({
+      status: 401,
+      code: 'auth.invalid-otp',
+      otpRequired: false,
+    });
   });
 });

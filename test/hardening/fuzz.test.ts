@@ -95,7 +95,10 @@ function isWebhookSenderState(key: string): boolean {
   );
 }
 
+/** A login, or a request that asks the password again (turning two-factor login on or off): throttled alike. */
 function isLoginAttempt(operation: Operation, fuzzCase: FuzzCase): boolean {
+  if (operation.pathTemplate === `${API}/users/me/totp`)
+    return fuzzCase.method === 'POST' || fuzzCase.method === 'DELETE';
   return fuzzCase.method === 'POST' && operation.pathTemplate === `${API}/auth/login`;
 }
 
@@ -156,8 +159,8 @@ describeEachDialect('fuzz: every operation of the OpenAPI document', (dialect) =
     if (isRejected) {
       const after = await fingerprint.take();
       settledState = after;
-      // The one exception: a rejected login counts against the login throttle (its `login_*`
-      // table) by design — that is how repeated failures end in 429.
+      // The one exception: a rejected login (or password asked again) counts against the login
+      // throttle (its `login_*` table) by design — that is how repeated failures end in 429.
       const isThrottleState = (key: string) => isLoginAttempt(operation, fuzzCase) && key.startsWith('login_');
       const changes = fingerprintChanges(before, after, (key) => isThrottleState(key) || isWebhookSenderState(key));
       if (changes.length > 0) {

@@ -1,11 +1,13 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { base32Decode, timeStepAt, totpCode } from '../../src/auth/totp.js';
 import { describeEachDialect } from '../support/test-board.js';
 import { api, field, refreshCookieOf } from './support/api-client.js';
 import { type BaudProcess, createHardeningBoard, type HardeningBoard } from './support/baud-process.js';
 
 /**
  * A real `baud serve` logging at `trace` sees a whole session — passwords, access tokens,
- * refresh cookies, API keys, failures — and none of those secrets reaches its output.
+ * refresh cookies, API keys, two-factor secrets and recovery codes, failures — and none of
+ * those secrets reaches its output.
  */
 
 const AREA = 'general';
@@ -214,6 +216,63 @@ describeEachDialect('secrets in the logs', (dialect) => {
     const thirdRefresh = keep('third refresh token', refreshCookieOf(relogged));
     note('GET /users/me (third token)', (await api(apiUrl, '/users/me', { token: thirdToken })).status, 200);
 
+    // Two-factor login: the shared secret, its otpauth URL and the recovery codes are secrets too.
+    const enrolled = await api(apiUrl, '/users/me/totp', {
+      method: 'POST',
+      token: thirdToken,
+      json: { password: SECOND_PASSWORD },
+    });
+    note('POST /users/me/totp', enrolled.status, 200);
+    const totpSecret = keep('TOTP secret', field<string>(enrolled.json, 'secret'));
+    keep('otpauth URL', field<string>(enrolled.json, 'otpauthUrl'));
+    const totpKey = base32Decode(totpSecret) ?? Buffer.alloc(0);
+    const confirmed = await api(apiUrl, '/users/me/totp/confirm', {
+      method: 'POST',
+      token: thirdToken,
+      json: { code: totpCode(totpKey, timeStepAt(new Date())) },
+    });
+    note('POST /users/me/totp/confirm', confirmed.status, 200);
+    const recoveryCodes = field<string[]>(confirmed.json, 'recoveryCodes').map((code, index) =>
+      keep(`recovery code ${index + 1}`, code),
+    );
+    note(
+      'login without the one-time code',
+      (await api(apiUrl, '/auth/login', { method: 'POST', json: { username: 'alice', password: SECOND_PASSWORD } }))
+        .status,
+      401,
+    );
+    const wrongRecovery = keep('wrong recovery code', 'lsec-wrng-rcvy');
+    note(
+      'login with a wrong recovery code',
+      (
+        await api(apiUrl, '/auth/login', {
+          method: 'POST',
+          json: { username: 'alice', password: SECOND_PASSWORD, otp: wrongRecovery },
+        })
+      ).status,
+      401,
+    );
+    note(
+      'login with a recovery code',
+      (
+        await api(apiUrl, '/auth/login', {
+          method: 'POST',
+          json: { username: 'alice', password: SECOND_PASSWORD, otp: recoveryCodes[0] },
+        })
+      ).status,
+      200,
+    );
+    note(
+      'DELETE /users/me/totp',
+      (
+        await api(apiUrl, '/users/me/totp', {
+          method: 'DELETE',
+          token: thirdToken,
+          json: { password: SECOND_PASSWORD, code: recoveryCodes[1] },
+        })
+      ).status,
+      204,
+    );
     // The user changes their own password: once with a wrong current one, then rightly.
     const changeOwn = (currentPassword: string) =>
       api(apiUrl, '/users/me/password', {

@@ -60,6 +60,10 @@ const COMMUNITY_ENDPOINTS = [
   'PUT /users/me/password',
   'GET /users/me/sessions',
   'DELETE /users/me/sessions/{sessionId}',
+  'POST /users/me/totp',
+  'POST /users/me/totp/confirm',
+  'DELETE /users/me/totp',
+  'DELETE /admin/users/{username}/totp',
 ] as const;
 
 const PREFIX = '/_baud/api/v1';

@@ -10,6 +10,7 @@ import { oneAreaIndexMigration } from './0008-one-area-index.js';
 import { liveCountsMigration } from './0009-live-counts.js';
 import { webhookTestWindowMigration } from './0010-webhook-test-window.js';
 import { accountsMigration } from './0011-accounts.js';
+import { twoFactorMigration } from './0012-two-factor.js';
 import { sessionViaMigration } from './0013-session-via.js';
 import type { Dialect } from './dialect.js';
 
@@ -30,6 +31,7 @@ export function boardMigrations(dialect: Dialect): Record<string, Migration> {
     '0009-live-counts': liveCountsMigration(dialect),
     '0010-webhook-test-window': webhookTestWindowMigration,
     '0011-accounts': accountsMigration(dialect),
+    '0012-two-factor': twoFactorMigration,
     '0013-session-via': sessionViaMigration,
   };
 }

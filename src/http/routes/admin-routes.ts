@@ -20,6 +20,7 @@ const Account = Type.Object(
     email: Type.Union([Type.String(), Type.Null()]),
     createdAt: Timestamp,
     lastLoginAt: Type.Union([Timestamp, Type.Null()]),
+    totpEnabled: Type.Boolean({ description: 'Whether login asks this account for a one-time code.' }),
     note: Type.Union([Type.String(), Type.Null()], { description: 'What the applicant told the sysop.' }),
   },
   {
@@ -34,6 +35,7 @@ const Account = Type.Object(
         email: 'newcaller@example.org',
         createdAt: '2026-11-24T12:00:00.000Z',
         lastLoginAt: null,
+        totpEnabled: false,
         note: 'Dialled in to the old board in 1994.',
       },
     ],
@@ -184,6 +186,24 @@ export function registerAdminRoutes(fastify: FastifyInstance, board: Board, curs
       },
     },
     (request) => desk.setGroups(request.caller, request.params.username, request.body.groups),
+  );
+
+  app.delete(
+    '/admin/users/:username/totp',
+    {
+      schema: {
+        ...changed(
+          "Turn an account's two-factor login off",
+          'For a lost phone: the enrolment and its recovery codes are deleted and the next login asks for the ' +
+            'password alone (the user may enrol again). Neither on nor enrolled: no change, still 204.',
+        ),
+        response: { 204: Type.Null({ description: 'Two-factor login is off.' }), ...ProblemResponses(401, 403, 404) },
+      },
+    },
+    async (request, reply) => {
+      await desk.resetTotp(request.caller, request.params.username);
+      return reply.code(204).send(null);
+    },
   );
 
   app.get(

@@ -8,7 +8,7 @@ import { REFRESH_TOKEN_TTL_SECONDS } from '../../auth/refresh-tokens.js';
 import { REGISTRATION_WINDOW_SECONDS, REGISTRATIONS_PER_ADDRESS } from '../../auth/registration-service.js';
 import type { Board } from '../../board.js';
 import { apiMountOf, BAUD_API } from '../api-prefix.js';
-import { ProblemResponses } from '../schemas.js';
+import { LoginProblemResponses, ProblemResponses } from '../schemas.js';
 
 const TokenResponse = Type.Object(
   {
@@ -29,8 +29,23 @@ const LoginBody = Type.Object(
     username: Type.String({ minLength: 1, maxLength: 256 }),
     // Bounded so nobody can make argon2 hash megabytes per attempt.
     password: Type.String({ minLength: 1, maxLength: 1024 }),
+    otp: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        description:
+          'With two-factor login on: the 6 digits the authenticator app shows now, or an unused recovery code. ' +
+          'Ignored when two-factor login is off.',
+      }),
+    ),
   },
-  { additionalProperties: false, examples: [{ username: 'alice', password: 'correct horse battery' }] },
+  {
+    additionalProperties: false,
+    examples: [
+      { username: 'alice', password: 'correct horse battery' },
+      { username: 'alice', password: 'correct horse battery', otp: '492039' },
+    ],
+  },
 );
 
 const RegisterBody = Type.Object(
@@ -111,15 +126,19 @@ export async function authRoutes(parent: FastifyInstance, options: { board: Boar
         description:
           `${cookieDescription} Repeated failures per username or client address answer 429 with Retry-After; ` +
           'every 200, 401, 403 and 429 tells with the RateLimit headers how many attempts are left. An account ' +
-          'awaiting approval answers 403 once the password is right (a wrong one is the usual 401).',
+          'awaiting approval answers 403 once the password is right (a wrong one is the usual 401). With two-factor ' +
+          'login on, a right password without `otp` answers 401 `auth.otp-required` with `"otpRequired": true` (not ' +
+          'counted as a failure); a wrong, replayed or used-up `otp` answers 401 `auth.invalid-otp` and counts like a ' +
+          'wrong password. A code is accepted once.',
         body: LoginBody,
-        response: { 200: TokenResponse, ...ProblemResponses(401, 403, 415, 429) },
+        response: { 200: TokenResponse, ...LoginProblemResponses(401, 403, 415, 429) },
       },
     },
     async (request, reply) => {
       const session = await board.auth.login({
         username: request.body.username,
         password: request.body.password,
+        otp: request.body.otp,
         clientAddress: request.ip,
         isSecure: request.protocol === 'https',
       });

@@ -42,6 +42,7 @@ const OwnProfile = Type.Object(
     downloadBytes: Type.Integer(),
     achievementPoints: Type.Integer(),
     minutesOnline: Type.Integer(),
+    totpEnabled: Type.Boolean({ description: 'Whether login asks for a one-time code (two-factor login is on).' }),
   },
   {
     $id: 'OwnProfile',
@@ -59,6 +60,7 @@ const OwnProfile = Type.Object(
         downloadCount: 96,
         downloadBytes: 31_457_280,
         minutesOnline: 5_432,
+        totpEnabled: false,
       },
     ],
   },
@@ -108,6 +110,74 @@ const ProfileUpdateBody = Type.Object(
   },
 );
 
+// Bounded so nobody can make argon2 hash megabytes per attempt (as at login).
+const Password = Type.String({ minLength: 1, maxLength: 1024 });
+const OneTimeCode = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  description: 'The 6 digits the authenticator app shows now, or an unused recovery code.',
+});
+
+const TotpEnrolBody = Type.Object(
+  { password: Password },
+  { additionalProperties: false, examples: [{ password: 'correct horse battery' }] },
+);
+const TotpConfirmBody = Type.Object(
+  { code: Type.String({ minLength: 1, maxLength: 64, description: 'The 6 digits the authenticator app shows now.' }) },
+  { additionalProperties: false, examples: [{ code: '492039' }] },
+);
+const TotpDisableBody = Type.Object(
+  { password: Password, code: OneTimeCode },
+  { additionalProperties: false, examples: [{ password: 'correct horse battery', code: '492039' }] },
+);
+
+const TotpEnrolment = Type.Object(
+  {
+    secret: Type.String({ description: 'The shared secret, base32 (for typing in by hand).' }),
+    otpauthUrl: Type.String({ description: 'otpauth://totp/… for a QR code.' }),
+  },
+  {
+    $id: 'TotpEnrolment',
+    examples: [
+      {
+        secret: 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP',
+        otpauthUrl: 'otpauth://totp/baud:alice?secret=JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP&issuer=baud',
+      },
+    ],
+  },
+);
+const RecoveryCodes = Type.Object(
+  {
+    recoveryCodes: Type.Array(Type.String(), {
+      minItems: 10,
+      maxItems: 10,
+      description: 'Each logs in once in place of a code. Shown this once: the board keeps only their hashes.',
+    }),
+  },
+  {
+    $id: 'TotpRecoveryCodes',
+    examples: [
+      {
+        recoveryCodes: [
+          'k7mq-2xva-p9hd',
+          'w3rt-b8nc-e5jz',
+          'h2fs-q6ue-m4ya',
+          'x9pd-t3kw-c7vb',
+          'n5zg-r2je-a8qs',
+          'u6hm-y4fc-d3tk',
+          'b8wx-e7pn-s2rg',
+          'j4qa-v9dt-f6mz',
+          'c3yk-h5sw-q8ue',
+          'p7ed-m2ba-z4xn',
+        ],
+      },
+    ],
+  },
+);
+
+const PASSWORD_THROTTLED =
+  'A wrong password is 403 and counts in the login throttle (429 with Retry-After once it is full; the RateLimit headers tell what is left).';
+
 export function registerUserRoutes(fastify: FastifyInstance, board: Board): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
 
@@ -135,6 +205,72 @@ export function registerUserRoutes(fastify: FastifyInstance, board: Board): void
       },
     },
     (request) => board.profiles.updateOwnProfile(request.caller, request.body),
+  );
+
+  app.post(
+    '/users/me/totp',
+    {
+      schema: {
+        tags: ['users'],
+        summary: 'Enrol in two-factor login (TOTP)',
+        description:
+          'Answers a new shared secret (RFC 6238: SHA-1, 6 digits, 30-second steps) to put into an authenticator ' +
+          'app; login asks for codes only once `POST /users/me/totp/confirm` turned it on. Enrolling again ' +
+          `replaces an unconfirmed secret; two-factor login on already → 409. ${PASSWORD_THROTTLED}`,
+        body: TotpEnrolBody,
+        response: { 200: TotpEnrolment, ...ProblemResponses(401, 403, 409, 415, 429) },
+      },
+    },
+    async (request, reply) => {
+      const enrolment = await board.twoFactor.enrol(request.caller, {
+        password: request.body.password,
+        clientAddress: request.ip,
+      });
+      // The secret must not be kept by any cache.
+      return reply.header('cache-control', 'no-store').send(enrolment);
+    },
+  );
+
+  app.post(
+    '/users/me/totp/confirm',
+    {
+      schema: {
+        tags: ['users'],
+        summary: 'Turn two-factor login on',
+        description:
+          'With a current code of the enrolled secret (wrong → 400; one step of clock skew either way is accepted). ' +
+          'Answers 10 recovery codes, shown this once. No enrolment, or on already → 409.',
+        body: TotpConfirmBody,
+        response: { 200: RecoveryCodes, ...ProblemResponses(401, 403, 409, 415) },
+      },
+    },
+    async (request, reply) => {
+      const codes = await board.twoFactor.confirm(request.caller, request.body.code);
+      return reply.header('cache-control', 'no-store').send(codes);
+    },
+  );
+
+  app.delete(
+    '/users/me/totp',
+    {
+      schema: {
+        tags: ['users'],
+        summary: 'Turn two-factor login off',
+        description:
+          'With the password and a current code (or an unused recovery code); a wrong code is 400 and counts in the ' +
+          `login throttle like a wrong password. Not on → 409. ${PASSWORD_THROTTLED}`,
+        body: TotpDisableBody,
+        response: {
+          204: Type.Null({ description: 'Two-factor login is off.' }),
+          ...ProblemResponses(401, 403, 409, 415, 429),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { password, code } = request.body;
+      await board.twoFactor.disable(request.caller, { password, code, clientAddress: request.ip });
+      return reply.code(204).send(null);
+    },
   );
 
   app.get(
@@ -222,7 +358,7 @@ function registerOwnAccountRoutes(fastify: FastifyInstance, board: Board): void 
           'Only in a login session (an API key → 403 `account.login-session-required`). Every other login session ' +
           'of the user ends at once (on other nodes within a second); the one of this request stays. As with ' +
           '`baud user passwd`, every API key of the user is revoked and their webhooks are deactivated. A new ' +
-          'password that breaks the rules → 400. A wrong current password → 403 `account.wrong-password`, and ' +
+          'password that breaks the rules → 400. A wrong current password → 403 `auth.password-incorrect`, and ' +
           'it counts as a failed login for the account and the client address: beyond the login throttle → 429 ' +
           'with Retry-After. The 204, 403 and 429 carry the RateLimit headers of what the address has left.',
         body: PasswordChangeBody,
