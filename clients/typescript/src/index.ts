@@ -19,7 +19,9 @@ export type ProblemCode = components['schemas']['ProblemCode'];
  * An answer of status 400 or more: the server's RFC 7807 problem, as an exception. `code` says
  * what went wrong (`message.area-not-found`; null when the answer is no problem of baud's, such
  * as a proxy's error page); `status` what kind (401 log in, 403 not allowed, 404, 409, 413, 415,
- * 429 …); `errors` name the fields of a 400; `retryAfterSeconds` comes with 429 and 503.
+ * 429 …); `errors` name the fields of a 400; `retryAfterSeconds` comes with 429 and 503;
+ * `otpRequired` is true on the 401 of a right password whose account asks a second factor
+ * (log in again with the code).
  */
 export class BaudProblem extends Error {
   override readonly name = 'BaudProblem';
@@ -31,6 +33,7 @@ export class BaudProblem extends Error {
     readonly errors: readonly ProblemField[],
     readonly retryAfterSeconds: number | null,
     readonly code: ProblemCode | null,
+    readonly otpRequired = false,
   ) {
     super(`${status} ${title}: ${detail}`);
   }
@@ -93,6 +96,7 @@ async function problemOf(response: Response): Promise<BaudProblem> {
     detail: string;
     errors: ProblemField[];
     code: ProblemCode;
+    otpRequired: boolean;
   }>;
   return new BaudProblem(
     response.status,
@@ -102,6 +106,7 @@ async function problemOf(response: Response): Promise<BaudProblem> {
     body.errors ?? [],
     Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : null,
     body.code ?? null,
+    body.otpRequired === true,
   );
 }
 
@@ -200,9 +205,14 @@ export function createBaudClient(options: BaudClientOptions) {
   return {
     api,
 
-    /** Logs in; later requests carry the access token, refreshed before it expires. */
-    async login(username: string, password: string): Promise<void> {
-      await takeToken(await authPost(`${API_PREFIX}/auth/login`, { username, password }));
+    /**
+     * Logs in; later requests carry the access token, refreshed before it expires. An account with
+     * two-factor login answers a BaudProblem with `otpRequired` until `otp` (a code of the
+     * authenticator app, or a recovery code) comes with the password.
+     */
+    async login(username: string, password: string, otp?: string): Promise<void> {
+      const body = otp === undefined ? { username, password } : { username, password, otp };
+      await takeToken(await authPost(`${API_PREFIX}/auth/login`, body));
     },
 
     /** Gets a new access token now with the refresh cookie (otherwise done silently before expiry). */
