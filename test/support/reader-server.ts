@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { describe } from 'vitest';
-import { loadConfig } from '../../src/config/load-config.js';
+import { type BaudClient, createBaudClient } from '../../clients/typescript/src/index.js';
+import { type Config, loadConfig } from '../../src/config/load-config.js';
 import { type Credential, initBoard } from '../../src/setup/init-board.js';
 import { type RunningBoard, serveBoard } from '../../src/setup/serve-board.js';
 
@@ -53,7 +54,12 @@ export interface ReaderFixture {
   close(): Promise<void>;
 }
 
-export async function startReaderFixture(): Promise<ReaderFixture> {
+/** How the board differs from the demo's defaults: `registration` sets `users.registration`. */
+export interface ReaderFixtureOptions {
+  readonly registration?: Config['users']['registration'];
+}
+
+export async function startReaderFixture({ registration }: ReaderFixtureOptions = {}): Promise<ReaderFixture> {
   const dir = mkdtempSync(path.join(tmpdir(), 'baud-reader-'));
   const configPath = path.join(dir, 'config.hjson');
   const env = { BAUD_PORT: '0' };
@@ -62,7 +68,8 @@ export async function startReaderFixture(): Promise<ReaderFixture> {
   try {
     const created = await initBoard({ configPath, env, demo: true });
     const config = loadConfig({ configPath, env: { ...env, BAUD_LOG_LEVEL: 'silent' } });
-    running = await serveBoard({ ...config, logging: { ...config.logging, level: 'silent' } });
+    const users = registration === undefined ? config.users : { ...config.users, registration };
+    running = await serveBoard({ ...config, users, logging: { ...config.logging, level: 'silent' } });
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
     const [sysop, demo] = created.credentials;
     if (!sysop || !demo) throw new Error('the demo board has no sysop or demo user');
@@ -117,4 +124,38 @@ export async function axeViolations(page: Page): Promise<string[]> {
       .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
       .map((violation) => `${violation.id} (${violation.nodes.length})`);
   });
+}
+
+/** A logged-in API client of the fixture's board, beside the browser. */
+export async function apiClientOf(fixture: ReaderFixture, credential: Credential): Promise<BaudClient> {
+  const client = createBaudClient({ baseUrl: fixture.baseUrl });
+  await client.login(credential.username, credential.password);
+  return client;
+}
+
+/**
+ * The pages of one test, each watched for script errors and Content-Security-Policy refusals:
+ * `closeAll` (in afterEach) closes their contexts and answers what went wrong, which must be nothing.
+ */
+export function watchPages(fixture: () => ReaderFixture) {
+  let pages: Page[] = [];
+  let errors: string[] = [];
+  return {
+    async open(options?: { width?: number; height?: number }): Promise<Page> {
+      const { page } = await fixture().newPage(options);
+      page.on('pageerror', (error) => errors.push(`page error: ${error.message}`));
+      page.on('console', (message) => {
+        if (/Content.Security.Policy/i.test(message.text())) errors.push(`CSP: ${message.text()}`);
+      });
+      pages.push(page);
+      return page;
+    },
+    async closeAll(): Promise<string[]> {
+      for (const page of pages) await page.context().close();
+      const seen = errors;
+      pages = [];
+      errors = [];
+      return seen;
+    },
+  };
 }
