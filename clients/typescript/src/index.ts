@@ -20,8 +20,8 @@ export type ProblemCode = components['schemas']['ProblemCode'];
  * what went wrong (`message.area-not-found`; null when the answer is no problem of baud's, such
  * as a proxy's error page); `status` what kind (401 log in, 403 not allowed, 404, 409, 413, 415,
  * 429 …); `errors` name the fields of a 400; `retryAfterSeconds` comes with 429 and 503;
- * `otpRequired` is true on the 401 of a right password whose account asks a second factor
- * (log in again with the code).
+ * `otpRequired` is true when a login's password was right and the account wants its one-time
+ * code too (log in again with `otp`).
  */
 export class BaudProblem extends Error {
   override readonly name = 'BaudProblem';
@@ -206,9 +206,9 @@ export function createBaudClient(options: BaudClientOptions) {
     api,
 
     /**
-     * Logs in; later requests carry the access token, refreshed before it expires. An account with
-     * two-factor login answers a BaudProblem with `otpRequired` until `otp` (a code of the
-     * authenticator app, or a recovery code) comes with the password.
+     * Logs in; later requests carry the access token, refreshed before it expires. With
+     * two-factor login on, a call without `otp` throws a `BaudProblem` whose `otpRequired` is
+     * true: ask for the code (or a recovery code) and call again with it.
      */
     async login(username: string, password: string, otp?: string): Promise<void> {
       const body = otp === undefined ? { username, password } : { username, password, otp };
