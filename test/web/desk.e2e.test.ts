@@ -139,6 +139,14 @@ describeInBrowser('signing up and the sysop desk in the web reader', () => {
     await expect(row.locator('.status').textContent()).resolves.toBe('active');
 
     await row.getByRole('button', { name: 'Groups' }).click();
+    // The form opens below the list with the caret in its field; Cancel closes it unchanged.
+    await expect(
+      page.getByLabel('Groups of applicant1').evaluate((input) => input === document.activeElement),
+    ).resolves.toBe(true);
+    await expect(row.getByRole('button', { name: 'Groups' }).getAttribute('aria-expanded')).resolves.toBe('true');
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    expect(await page.getByLabel('Groups of applicant1').count()).toBe(0);
+    await row.getByRole('button', { name: 'Groups' }).click();
     await page.getByLabel('Groups of applicant1').fill('users, bad!group');
     await page.getByRole('button', { name: 'Save groups' }).click();
     await expect(page.locator('.groups-form .field-error').textContent()).resolves.toBe(

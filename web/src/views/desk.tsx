@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { API_PREFIX, BaudProblem } from '../../../clients/typescript/src/index.js';
 import type { AuditEntry, DeskAccount } from '../api-types.js';
 import { useBoard } from '../board-context.js';
@@ -58,8 +58,12 @@ function DeskPage({ title, children }: { title: string; children: ComponentChild
     <section>
       <h1>{title}</h1>
       <nav class="tabs" aria-label="Desk">
-        <a href={href('desk')}>Accounts</a>
-        <a href={href('audit')}>Audit log</a>
+        <a href={href('desk')} aria-current={location.pathname === href('desk') ? 'page' : undefined}>
+          Accounts
+        </a>
+        <a href={href('audit')} aria-current={location.pathname === href('audit') ? 'page' : undefined}>
+          Audit log
+        </a>
       </nav>
       {user ? (
         children
@@ -189,8 +193,14 @@ function groupsOf(text: string): string[] {
   return text.split(/[\s,]+/).filter((group) => group !== '');
 }
 
-function GroupsForm({ account, onDone }: { account: DeskAccount; onDone: () => void }) {
+/**
+ * The groups of one account, edited below the list (a table cell is too narrow on a phone). The
+ * field takes the caret when it opens, so the keyboard goes on where the Groups button was.
+ */
+function GroupsForm({ account, onDone, onCancel }: { account: DeskAccount; onDone: () => void; onCancel: () => void }) {
   const { error, isBusy, run } = useDeskAction(onDone);
+  const field = useRef<HTMLInputElement>(null);
+  useEffect(() => field.current?.focus(), [account.userId]);
   // Every 400 here is about the one field: a bad group's name (in the detail), or its place in
   // the list (`/body/groups/1`, too long).
   const groupError =
@@ -216,20 +226,34 @@ function GroupsForm({ account, onDone }: { account: DeskAccount; onDone: () => v
         error={groupError}
         hint="Separated by spaces or commas; the list replaces the groups."
       >
-        {(control) => <input {...control} name="groups" defaultValue={account.groups.join(' ')} />}
+        {(control) => <input {...control} ref={field} name="groups" defaultValue={account.groups.join(' ')} />}
       </Field>
       {groupError === undefined && <DeskProblem error={error} />}
-      <button type="submit" class="button" disabled={isBusy}>
-        Save groups
-      </button>
+      <div class="toolbar">
+        <button type="submit" class="button" disabled={isBusy}>
+          Save groups
+        </button>
+        <button type="button" class="link-button" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
     </form>
   );
 }
 
-function AccountActions({ account, onChanged }: { account: DeskAccount; onChanged: () => void }) {
+function AccountActions({
+  account,
+  isEditingGroups,
+  onEditGroups,
+  onChanged,
+}: {
+  account: DeskAccount;
+  isEditingGroups: boolean;
+  onEditGroups: (account: DeskAccount | null) => void;
+  onChanged: () => void;
+}) {
   const { user } = useBoard();
   const { error, isBusy, run } = useDeskAction(onChanged);
-  const [isEditingGroups, setEditingGroups] = useState(false);
   const { username } = account;
   const isSelf = user?.username.toLowerCase() === username.toLowerCase();
   const change = (action: 'lock' | 'unlock') =>
@@ -256,25 +280,21 @@ function AccountActions({ account, onChanged }: { account: DeskAccount; onChange
         type="button"
         class="button"
         aria-expanded={isEditingGroups}
-        onClick={() => setEditingGroups((value) => !value)}
+        aria-controls="desk-groups"
+        onClick={() => onEditGroups(isEditingGroups ? null : account)}
       >
         Groups
       </button>
-      {isEditingGroups && (
-        <GroupsForm
-          account={account}
-          onDone={() => {
-            setEditingGroups(false);
-            onChanged();
-          }}
-        />
-      )}
       <DeskProblem error={error} />
     </div>
   );
 }
 
-function accountColumns(onChanged: () => void): Column<DeskAccount>[] {
+function accountColumns(
+  editing: DeskAccount | null,
+  onEditGroups: (account: DeskAccount | null) => void,
+  onChanged: () => void,
+): Column<DeskAccount>[] {
   return [
     {
       label: 'Name',
@@ -293,7 +313,17 @@ function accountColumns(onChanged: () => void): Column<DeskAccount>[] {
       class: 'wide-only',
       cell: (account) => (account.totpEnabled === undefined ? '' : account.totpEnabled ? 'on' : 'off'),
     },
-    { label: 'Actions', cell: (account) => <AccountActions account={account} onChanged={onChanged} /> },
+    {
+      label: 'Actions',
+      cell: (account) => (
+        <AccountActions
+          account={account}
+          isEditingGroups={editing?.userId === account.userId}
+          onEditGroups={onEditGroups}
+          onChanged={onChanged}
+        />
+      ),
+    },
   ];
 }
 
@@ -355,6 +385,7 @@ function Accounts({ query, changes, onChanged }: { query: URLSearchParams; chang
   useEffect(() => {
     if (changes > 0) accounts.reload();
   }, [changes]);
+  const [editing, setEditing] = useState<DeskAccount | null>(null);
   const next = accounts.data?.meta.nextCursor ?? null;
   const back = stepBack(listName, cursor);
   const pageHref = (to: string | null) => href('desk', {}, { status, q, cursor: to || undefined });
@@ -370,11 +401,28 @@ function Accounts({ query, changes, onChanged }: { query: URLSearchParams; chang
             page.data.length === 0 ? (
               <p>No account matches.</p>
             ) : (
-              <DataTable rows={page.data} columns={accountColumns(onChanged)} rowKey={(account) => account.userId} />
+              <DataTable
+                rows={page.data}
+                columns={accountColumns(editing, setEditing, onChanged)}
+                rowKey={(account) => account.userId}
+              />
             )
           }
         </Loading>
       )}
+      <div id="desk-groups">
+        {editing && (
+          <GroupsForm
+            key={editing.userId}
+            account={editing}
+            onDone={() => {
+              setEditing(null);
+              onChanged();
+            }}
+            onCancel={() => setEditing(null)}
+          />
+        )}
+      </div>
       {/* By userId, first joined first: the next page holds newer accounts. */}
       <Pager label="Account pages" older={back === null ? null : pageHref(back)} newer={next ? pageHref(next) : null} />
     </section>
@@ -408,7 +456,7 @@ export function DeskView({ query }: { query: URLSearchParams }) {
 }
 
 const AUDIT_COLUMNS: Column<AuditEntry>[] = [
-  { label: 'When', class: 'nowrap', cell: (entry) => formatDate(entry.at) },
+  { label: 'When', cell: (entry) => formatDate(entry.at) },
   {
     label: 'Who',
     cell: (entry) =>
@@ -418,7 +466,7 @@ const AUDIT_COLUMNS: Column<AuditEntry>[] = [
         <a href={href('user', { username: entry.actor })}>{entry.actor}</a>
       ),
   },
-  { label: 'What', cell: (entry) => entry.action },
+  { label: 'What', class: 'nowrap', cell: (entry) => entry.action },
   { label: 'Account', cell: (entry) => <a href={href('user', { username: entry.target })}>{entry.target}</a> },
   { label: 'Detail', class: 'wide-only', cell: (entry) => entry.detail },
 ];
