@@ -179,7 +179,7 @@ describeInBrowser('the own account in the web reader', () => {
     await expect(page.getByLabel('Code').evaluate((input) => input === document.activeElement)).resolves.toBe(true);
     await logInWithCode(page, wrong);
     await expect(page.getByRole('alert').textContent()).resolves.toBe(
-      'The password or the code is not right (each code works only once). Try again with the next code.',
+      'That code is not right, or it was used already (each code works once). Try the next one.',
     );
     await logInWithCode(page, recoveryCodes[0] ?? '');
     await page.getByRole('banner').getByRole('link', { name: credential.username, exact: true }).waitFor();

@@ -17,7 +17,7 @@ const PASSWORD = 'a long enough password';
  * Issue 32: joining a board by approval in the web reader, and the sysop's desk (community.md
  * "Joining", "The sysop's desk"). The demo board asks approval (the default). Tests run in order
  * and share the board; at most 5 applications are accepted from one address in an hour, and all
- * of these come from 127.0.0.1, so the file applies 3 times.
+ * of these come from 127.0.0.1: the file applies 5 times, and the sixth is refused.
  */
 describeInBrowser('signing up and the sysop desk in the web reader', () => {
   let fixture: ReaderFixture;
@@ -232,6 +232,25 @@ describeInBrowser('signing up and the sysop desk in the web reader', () => {
     await check('/admin/audit');
     await page.getByRole('button', { name: 'Light theme' }).click();
     await check('/admin');
+  });
+
+  it('says when an address has applied too often (429), and when to try again', async () => {
+    // Three applications were accepted above; two more reach the limit of five an hour.
+    const anonymous = createBaudClient({ baseUrl: fixture.baseUrl });
+    for (const username of ['applicant4', 'applicant5']) {
+      await anonymous.api.POST(`${API}/auth/register`, { body: { username, password: PASSWORD } });
+    }
+    const page = await pages.open();
+    await page.goto('/register');
+    await page.getByLabel('User name').fill('applicant6');
+    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+    await page.getByLabel('Password again').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await expect(page.getByRole('alert').textContent()).resolves.toMatch(
+      /^Too many accounts were applied for from your address this hour\. Try again in (59|60) minutes\.$/,
+    );
+    // Nothing shows as done: the form stays, with what was typed.
+    await expect(page.getByLabel('User name').inputValue()).resolves.toBe('applicant6');
   });
 });
 

@@ -23,16 +23,17 @@ function safeReturn(returnTo: string | null): string {
 
 /**
  * The login's refusal in plain words: a pending account's 403 says so itself (not "may not do
- * this"); a 401 once the code is asked means the password or the code was wrong, and the board
- * does not say which.
+ * this"); a refused second factor (`auth.invalid-otp`) is said beside what to try next.
  */
-function LoginProblem({ error, isCodeAsked }: { error: unknown; isCodeAsked: boolean }) {
-  if (error instanceof BaudProblem && (error.status === 403 || (error.status === 401 && isCodeAsked))) {
+function LoginProblem({ error }: { error: unknown }) {
+  // Widened to a string: the code list this branch was built against predates the second factor's codes.
+  const code: string | null = error instanceof BaudProblem ? error.code : null;
+  if (error instanceof BaudProblem && (error.status === 403 || code === 'auth.invalid-otp')) {
     return (
       <p class="problem" role="alert">
-        {error.status === 401
-          ? 'The password or the code is not right (each code works only once). Try again with the next code.'
-          : error.detail}
+        {error.status === 403
+          ? error.detail
+          : 'That code is not right, or it was used already (each code works once). Try the next one.'}
       </p>
     );
   }
@@ -100,7 +101,7 @@ export function LoginView({ returnTo }: { returnTo: string | null }) {
             )}
           </Field>
         )}
-        <LoginProblem error={error} isCodeAsked={isCodeAsked} />
+        <LoginProblem error={error} />
         <button type="submit" class="button" disabled={isBusy}>
           {isBusy ? 'Logging in…' : 'Log in'}
         </button>

@@ -22,6 +22,27 @@ function registrationFieldErrors(error: unknown): Readonly<Record<string, string
   return fieldErrors(error);
 }
 
+/** `seconds` as a person would say it: minutes once it is more than a minute. */
+function waitOf(seconds: number): string {
+  return seconds > 90 ? `${Math.ceil(seconds / 60)} minutes` : `${seconds} seconds`;
+}
+
+/**
+ * A refusal of the whole application: too many from this address (429) is said with the wait in
+ * minutes (the limit is per hour), everything else as the board says it.
+ */
+function RegisterProblem({ error }: { error: unknown }) {
+  if (error instanceof BaudProblem && error.status === 429) {
+    return (
+      <p class="problem" role="alert">
+        Too many accounts were applied for from your address this hour.
+        {error.retryAfterSeconds ? ` Try again in ${waitOf(error.retryAfterSeconds)}.` : ' Try again later.'}
+      </p>
+    );
+  }
+  return <ProblemNote error={error} />;
+}
+
 function Done({ registered }: { registered: Registered }) {
   if (registered.status === 'active') {
     return (
@@ -137,7 +158,7 @@ function RegisterForm({ isApproval, onDone }: { isApproval: boolean; onDone: (re
           )}
         </Field>
       )}
-      <ProblemNote error={hasFieldErrors ? null : error} />
+      <RegisterProblem error={hasFieldErrors ? null : error} />
       <button type="submit" class="button" disabled={isBusy}>
         {isBusy ? 'Sending…' : isApproval ? 'Apply' : 'Create the account'}
       </button>
