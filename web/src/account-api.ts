@@ -6,9 +6,10 @@ import { client } from './session.js';
 type Call = (path: string, init: { params?: object; body?: unknown }) => Promise<{ data?: unknown }>;
 
 /**
- * The caller's own account (community.md "Your own account"): password, two-factor login and
- * login sessions. Each call goes through `client.api`, so it carries the access token and throws
- * a BaudProblem like every other; only its path is not in the client's types yet (api-types.ts).
+ * The account calls of community.md "Accounts" that came after the client's types: the own
+ * password, two-factor login and login sessions, and the desk's two-factor reset. Each call goes
+ * through `client.api`, so it carries the access token and throws a BaudProblem like every
+ * other; only its path is not in the client's types yet (api-types.ts).
  */
 function call(method: 'GET' | 'POST' | 'PUT' | 'DELETE'): Call {
   return client.api[method] as unknown as Call;
@@ -44,4 +45,9 @@ export async function confirmTotp(code: string): Promise<readonly string[]> {
 /** Turns two-factor login off; a recovery code may stand for `code`. */
 export async function disableTotp(password: string, code: string): Promise<void> {
   await call('DELETE')(`${API_PREFIX}/users/me/totp`, { body: { password, code } });
+}
+
+/** The desk's answer to a lost phone: turns the account's two-factor login off (sysops only). */
+export async function resetTwoFactorOf(username: string): Promise<void> {
+  await call('DELETE')(`${API_PREFIX}/admin/users/${encodeURIComponent(username)}/totp`, {});
 }

@@ -118,6 +118,10 @@ function AccountBody({ userId }: { userId: number }) {
     <>
       <section aria-labelledby="account-password">
         <h2 id="account-password">Password</h2>
+        <p class="muted">
+          A new password logs out every other session of yours and revokes your API keys; webhooks made with them stop
+          until you switch them on again.
+        </p>
         <PasswordForm />
       </section>
       <section aria-labelledby="account-two-factor">

@@ -1,6 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { API_PREFIX, BaudProblem } from '../../../clients/typescript/src/index.js';
+import { resetTwoFactorOf } from '../account-api.js';
 import type { AuditEntry, DeskAccount } from '../api-types.js';
 import { useBoard } from '../board-context.js';
 import { type Column, DataTable } from '../data-table.js';
@@ -29,6 +30,7 @@ const QUEUE_SIZE = 50;
 /** A page of a list envelope. */
 interface ListOf<Item> {
   readonly data: readonly Item[];
+  readonly meta: { readonly nextCursor: string | null };
 }
 
 function statusOf(value: string | null): Status | undefined {
@@ -176,11 +178,18 @@ function Applications({ pending, onChanged }: { pending: Loaded<ListOf<DeskAccou
           page.data.length === 0 ? (
             <p class="muted">Nobody is waiting.</p>
           ) : (
-            <ul class="plain-list applications">
-              {page.data.map((account) => (
-                <Application key={account.userId} account={account} onChanged={onChanged} />
-              ))}
-            </ul>
+            <>
+              <ul class="plain-list applications">
+                {page.data.map((account) => (
+                  <Application key={account.userId} account={account} onChanged={onChanged} />
+                ))}
+              </ul>
+              {page.meta.nextCursor !== null && (
+                <p>
+                  More are waiting: <a href={href('desk', {}, { status: 'pending' })}>every application</a>.
+                </p>
+              )}
+            </>
           )
         }
       </Loading>
@@ -241,6 +250,41 @@ function GroupsForm({ account, onDone, onCancel }: { account: DeskAccount; onDon
   );
 }
 
+/** Turns an account's two-factor login off (a lost phone), once the sysop confirms. */
+function TwoFactorReset({ username, onChanged }: { username: string; onChanged: () => void }) {
+  const { error, isBusy, run } = useDeskAction(onChanged);
+  const [isConfirming, setConfirming] = useState(false);
+  if (!isConfirming) {
+    return (
+      <button
+        type="button"
+        class="button"
+        aria-label={`Turn off two-factor login of ${username}`}
+        onClick={() => setConfirming(true)}
+      >
+        Reset 2FA
+      </button>
+    );
+  }
+  return (
+    <fieldset class="confirm">
+      <legend>Turn off two-factor login of {username}?</legend>
+      <button
+        type="button"
+        class="button danger"
+        disabled={isBusy}
+        onClick={() => run(() => resetTwoFactorOf(username))}
+      >
+        Yes, turn it off
+      </button>
+      <button type="button" class="link-button" onClick={() => setConfirming(false)}>
+        Keep it
+      </button>
+      <DeskProblem error={error} />
+    </fieldset>
+  );
+}
+
 function AccountActions({
   account,
   isEditingGroups,
@@ -276,6 +320,7 @@ function AccountActions({
           </button>
         )
       )}
+      {account.totpEnabled === true && <TwoFactorReset username={username} onChanged={onChanged} />}
       <button
         type="button"
         class="button"
