@@ -5,9 +5,12 @@ import { QrCode } from '../qr-code.js';
 import { Field, fieldErrors, formProblem, ProblemNote } from '../ui.js';
 import { accountFieldErrors, useSubmit } from './account-forms.js';
 
-/** Codes are typed with spaces or dashes as the app shows them; the board wants the digits. */
+/**
+ * The code as typed, without the spaces apps show in the middle of the six digits; a recovery
+ * code keeps its dashes (the board reads it with or without them).
+ */
 function codeOf(form: FormData): string {
-  return String(form.get('code') ?? '').replace(/[\s-]+/g, '');
+  return String(form.get('code') ?? '').replace(/\s+/g, '');
 }
 
 function PasswordField({ id, error }: { id: string; error: string | undefined }) {
