@@ -157,13 +157,15 @@ describeInBrowser('the own account in the web reader', () => {
     // The QR code is drawn in the page from the board's otpauth URL, module for module.
     const qr = page.getByRole('img', { name: /QR code of the two-factor secret/ });
     await expect(qr.locator('path').getAttribute('d')).resolves.toBe(qrDrawing(otpauthUrl).d);
-    await expect(page.locator('code.secret').textContent()).resolves.toBe(secret);
+    await expect(page.locator('code.secret').textContent()).resolves.toBe(secret.match(/.{1,4}/g)?.join(' '));
 
     const now = Date.now();
     const wrong = String((Number(totpCode(secret, now)) + 500_000) % 1_000_000).padStart(6, '0');
     await page.getByLabel('Code from the app').fill(wrong);
     await page.getByRole('button', { name: 'Turn two-factor login on' }).click();
-    await page.getByRole('alert').waitFor();
+    await expect(page.locator('#totp-confirm-code-error').textContent()).resolves.toMatch(
+      /^That is not the app's code of this moment\./,
+    );
     await page.getByLabel('Code from the app').fill(totpCode(secret, now));
     await page.getByRole('button', { name: 'Turn two-factor login on' }).click();
     const codes = page.getByRole('list', { name: 'Recovery codes' }).getByRole('listitem');

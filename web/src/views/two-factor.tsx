@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import { BaudProblem } from '../../../clients/typescript/src/index.js';
 import { confirmTotp, disableTotp, startTotp } from '../account-api.js';
 import type { TotpEnrolment } from '../api-types.js';
 import { QrCode } from '../qr-code.js';
@@ -11,6 +12,11 @@ import { accountFieldErrors, useSubmit } from './account-forms.js';
  */
 function codeOf(form: FormData): string {
   return String(form.get('code') ?? '').replace(/\s+/g, '');
+}
+
+/** The key in groups of four, as apps show it and accept it typed (they ignore the spaces). */
+function groupsOfFour(secret: string): string {
+  return secret.match(/.{1,4}/g)?.join(' ') ?? secret;
 }
 
 function PasswordField({ id, error }: { id: string; error: string | undefined }) {
@@ -49,14 +55,20 @@ function ConfirmForm({
   onConfirmed: (recoveryCodes: readonly string[]) => void;
 }) {
   const { error, isBusy, onSubmit } = useSubmit(async (form) => onConfirmed(await confirmTotp(codeOf(form))));
-  const errors = fieldErrors(error);
+  // The one field is the code: a 400 is about it, said beside it in this step's words.
+  const errors =
+    error instanceof BaudProblem && error.status === 400
+      ? {
+          code: "That is not the app's code of this moment. Check that the phone's clock is right, then type the code shown now.",
+        }
+      : fieldErrors(error);
   return (
     <div class="enrolment">
       <QrCode text={enrolment.otpauthUrl} label="QR code of the two-factor secret, for an authenticator app" />
       <div>
         <p>Scan the code with your authenticator app, or type this key into it:</p>
         <p>
-          <code class="secret">{enrolment.secret}</code>
+          <code class="secret">{groupsOfFour(enrolment.secret)}</code>
         </p>
         <form onSubmit={onSubmit}>
           <Field
