@@ -42,6 +42,9 @@ export function describeInBrowser(name: string, body: () => void): void {
   describe.skip(name, body);
 }
 
+/** What logging in takes: any member's name and password (the demo's credentials are ones). */
+export type LoginCredential = Pick<Credential, 'username' | 'password'>;
+
 /** A demo board (`npm start`'s content) served on a free port, and a browser to read it with. */
 export interface ReaderFixture {
   readonly baseUrl: string;
@@ -101,7 +104,7 @@ export async function startReaderFixture({ registration }: ReaderFixtureOptions 
 }
 
 /** Logs in through the reader's own form, as a person would. */
-export async function logInThroughForm(page: Page, credential: Credential): Promise<void> {
+export async function logInThroughForm(page: Page, credential: LoginCredential): Promise<void> {
   await page.goto('/login');
   await page.getByLabel('User name').fill(credential.username);
   await page.getByLabel('Password').fill(credential.password);
@@ -127,7 +130,7 @@ export async function axeViolations(page: Page): Promise<string[]> {
 }
 
 /** A logged-in API client of the fixture's board, beside the browser. */
-export async function apiClientOf(fixture: ReaderFixture, credential: Credential): Promise<BaudClient> {
+export async function apiClientOf(fixture: ReaderFixture, credential: LoginCredential): Promise<BaudClient> {
   const client = createBaudClient({ baseUrl: fixture.baseUrl });
   await client.login(credential.username, credential.password);
   return client;

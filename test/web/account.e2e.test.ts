@@ -1,12 +1,12 @@
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { type BaudClient, createBaudClient } from '../../clients/typescript/src/index.js';
-import type { Credential } from '../../src/setup/init-board.js';
 import { qrDrawing } from '../../web/src/qr-path.js';
 import {
   apiClientOf,
   axeViolations,
   describeInBrowser,
+  type LoginCredential,
   logInThroughForm,
   type ReaderFixture,
   startReaderFixture,
@@ -36,7 +36,7 @@ describeInBrowser('the own account in the web reader', () => {
   });
 
   /** A new active member (the board is open), signed up through the API. */
-  async function member(username: string): Promise<Credential> {
+  async function member(username: string): Promise<LoginCredential> {
     const anonymous = createBaudClient({ baseUrl: fixture.baseUrl });
     const answer = await anonymous.api.POST(`${API}/auth/register`, { body: { username, password: PASSWORD } });
     expect(answer.response.status).toBe(201);
@@ -55,7 +55,7 @@ describeInBrowser('the own account in the web reader', () => {
   }
 
   /** Logs out, and logs in again up to the password: an account with two-factor login then asks the code. */
-  async function logInAgain(page: Page, credential: Credential): Promise<void> {
+  async function logInAgain(page: Page, credential: LoginCredential): Promise<void> {
     await page.getByRole('button', { name: 'Log out' }).click();
     await page.getByRole('banner').getByRole('link', { name: 'Log in' }).waitFor();
     await page.goto('/login');
