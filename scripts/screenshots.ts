@@ -58,12 +58,44 @@ try {
   await page.getByRole('heading', { name: 'Your profile' }).waitFor();
   await shoot(page, 'profile');
 
+  await page.goto('/account');
+  await page.getByLabel('Your password').fill(fixture.demo.password);
+  await page.getByRole('button', { name: 'Set up two-factor login' }).click();
+  await page.getByRole('img', { name: /QR code/ }).waitFor();
+  await shoot(page, 'account-two-factor');
+
+  const guest = await fixture.newPage({ width: 1100, height: 760 });
+  await guest.page.goto('/register');
+  await guest.page.getByRole('button', { name: 'Apply' }).waitFor();
+  await shoot(guest.page, 'register');
+  await guest.page.getByLabel('User name').fill('newcaller');
+  await guest.page.getByLabel('Password', { exact: true }).fill('a long enough password');
+  await guest.page.getByLabel('Password again').fill('a long enough password');
+  await guest.page.getByLabel('A note for the sysop (optional)').fill('Dialled in to the old board in 1994.');
+  await guest.page.getByRole('button', { name: 'Apply' }).click();
+  await guest.page.getByRole('status').waitFor();
+
+  const desk = await fixture.newPage({ width: 1100, height: 760 });
+  await logInThroughForm(desk.page, fixture.sysop);
+  await desk.page.goto('/admin');
+  await desk.page.getByText('Dialled in to the old board in 1994.').waitFor();
+  await shoot(desk.page, 'desk');
+  await desk.page.goto('/admin/audit');
+  await desk.page.locator('table.list').waitFor();
+  await shoot(desk.page, 'desk-audit');
+
   const phone = await fixture.newPage({ width: 390, height: 844 });
   await logInThroughForm(phone.page, fixture.demo);
   await phone.page.goto('/areas/retro');
   await phone.page.getByRole('link', { name: 'ANSI art: the baud logo' }).click();
   await phone.page.locator('pre.ansi').waitFor();
   await shoot(phone.page, 'phone-message');
+
+  const phoneDesk = await fixture.newPage({ width: 390, height: 844 });
+  await logInThroughForm(phoneDesk.page, fixture.sysop);
+  await phoneDesk.page.goto('/admin');
+  await phoneDesk.page.getByText('Dialled in to the old board in 1994.').waitFor();
+  await shoot(phoneDesk.page, 'phone-desk');
 
   await page.getByRole('button', { name: 'Light theme' }).click();
   await page.goto('/areas/retro');

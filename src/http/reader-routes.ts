@@ -9,9 +9,13 @@ import type { ReaderAsset, ReaderAssets } from '../reader/reader-assets.js';
 export const READER_PATHS = [
   '/',
   '/login',
+  '/register',
   '/search',
   '/unread',
   '/profile',
+  '/account',
+  '/admin',
+  '/admin/audit',
   '/conferences/:confTag',
   '/areas/:areaTag',
   '/areas/:areaTag/post',

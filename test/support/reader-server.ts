@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { describe } from 'vitest';
-import { loadConfig } from '../../src/config/load-config.js';
+import { type BaudClient, createBaudClient } from '../../clients/typescript/src/index.js';
+import { type Config, loadConfig } from '../../src/config/load-config.js';
 import { type Credential, initBoard } from '../../src/setup/init-board.js';
 import { type RunningBoard, serveBoard } from '../../src/setup/serve-board.js';
 
@@ -41,6 +42,9 @@ export function describeInBrowser(name: string, body: () => void): void {
   describe.skip(name, body);
 }
 
+/** What logging in takes: any member's name and password (the demo's credentials are ones). */
+export type LoginCredential = Pick<Credential, 'username' | 'password'>;
+
 /** A demo board (`npm start`'s content) served on a free port, and a browser to read it with. */
 export interface ReaderFixture {
   readonly baseUrl: string;
@@ -53,7 +57,12 @@ export interface ReaderFixture {
   close(): Promise<void>;
 }
 
-export async function startReaderFixture(): Promise<ReaderFixture> {
+/** How the board differs from the demo's defaults: `registration` sets `users.registration`. */
+export interface ReaderFixtureOptions {
+  readonly registration?: Config['users']['registration'];
+}
+
+export async function startReaderFixture({ registration }: ReaderFixtureOptions = {}): Promise<ReaderFixture> {
   const dir = mkdtempSync(path.join(tmpdir(), 'baud-reader-'));
   const configPath = path.join(dir, 'config.hjson');
   const env = { BAUD_PORT: '0' };
@@ -62,7 +71,8 @@ export async function startReaderFixture(): Promise<ReaderFixture> {
   try {
     const created = await initBoard({ configPath, env, demo: true });
     const config = loadConfig({ configPath, env: { ...env, BAUD_LOG_LEVEL: 'silent' } });
-    running = await serveBoard({ ...config, logging: { ...config.logging, level: 'silent' } });
+    const users = registration === undefined ? config.users : { ...config.users, registration };
+    running = await serveBoard({ ...config, users, logging: { ...config.logging, level: 'silent' } });
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
     const [sysop, demo] = created.credentials;
     if (!sysop || !demo) throw new Error('the demo board has no sysop or demo user');
@@ -94,7 +104,7 @@ export async function startReaderFixture(): Promise<ReaderFixture> {
 }
 
 /** Logs in through the reader's own form, as a person would. */
-export async function logInThroughForm(page: Page, credential: Credential): Promise<void> {
+export async function logInThroughForm(page: Page, credential: LoginCredential): Promise<void> {
   await page.goto('/login');
   await page.getByLabel('User name').fill(credential.username);
   await page.getByLabel('Password').fill(credential.password);
@@ -117,4 +127,38 @@ export async function axeViolations(page: Page): Promise<string[]> {
       .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
       .map((violation) => `${violation.id} (${violation.nodes.length})`);
   });
+}
+
+/** A logged-in API client of the fixture's board, beside the browser. */
+export async function apiClientOf(fixture: ReaderFixture, credential: LoginCredential): Promise<BaudClient> {
+  const client = createBaudClient({ baseUrl: fixture.baseUrl });
+  await client.login(credential.username, credential.password);
+  return client;
+}
+
+/**
+ * The pages of one test, each watched for script errors and Content-Security-Policy refusals:
+ * `closeAll` (in afterEach) closes their contexts and answers what went wrong, which must be nothing.
+ */
+export function watchPages(fixture: () => ReaderFixture) {
+  let pages: Page[] = [];
+  let errors: string[] = [];
+  return {
+    async open(options?: { width?: number; height?: number }): Promise<Page> {
+      const { page } = await fixture().newPage(options);
+      page.on('pageerror', (error) => errors.push(`page error: ${error.message}`));
+      page.on('console', (message) => {
+        if (/Content.Security.Policy/i.test(message.text())) errors.push(`CSP: ${message.text()}`);
+      });
+      pages.push(page);
+      return page;
+    },
+    async closeAll(): Promise<string[]> {
+      for (const page of pages) await page.context().close();
+      const seen = errors;
+      pages = [];
+      errors = [];
+      return seen;
+    },
+  };
 }

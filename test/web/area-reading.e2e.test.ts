@@ -1,13 +1,14 @@
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { type BaudClient, createBaudClient } from '../../clients/typescript/src/index.js';
 import type { Credential } from '../../src/setup/init-board.js';
 import {
+  apiClientOf,
   axeViolations,
   describeInBrowser,
   logInThroughForm,
   type ReaderFixture,
   startReaderFixture,
+  watchPages,
 } from '../support/reader-server.js';
 
 const API = '/_baud/api/v1';
@@ -24,8 +25,7 @@ const range = (prefix: string, from: number, to: number) =>
  */
 describeInBrowser('reading an area in the web reader', () => {
   let fixture: ReaderFixture;
-  let pages: Page[] = [];
-  let pageErrors: string[] = [];
+  const pages = watchPages(() => fixture);
 
   beforeAll(async () => {
     fixture = await startReaderFixture();
@@ -45,25 +45,11 @@ describeInBrowser('reading an area in the web reader', () => {
   });
   afterAll(() => fixture?.close());
   afterEach(async () => {
-    for (const page of pages) await page.context().close();
-    pages = [];
-    const errors = pageErrors;
-    pageErrors = [];
-    expect(errors).toEqual([]);
+    expect(await pages.closeAll()).toEqual([]);
   });
 
-  async function clientOf(credential: Credential): Promise<BaudClient> {
-    const client = createBaudClient({ baseUrl: fixture.baseUrl });
-    await client.login(credential.username, credential.password);
-    return client;
-  }
-
-  async function open(): Promise<Page> {
-    const { page } = await fixture.newPage();
-    page.on('pageerror', (error) => pageErrors.push(`page error: ${error.message}`));
-    pages.push(page);
-    return page;
-  }
+  const clientOf = (credential: Credential) => apiClientOf(fixture, credential);
+  const open = () => pages.open();
 
   /** Waits for the message list to show exactly `subjects`, top to bottom. */
   async function shows(page: Page, subjects: readonly string[]) {

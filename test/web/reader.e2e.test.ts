@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
-import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { type BaudClient, createBaudClient } from '../../clients/typescript/src/index.js';
 import {
+  apiClientOf,
   axeViolations,
   describeInBrowser,
   logInThroughForm,
   type ReaderFixture,
   startReaderFixture,
+  watchPages,
 } from '../support/reader-server.js';
 
 const API = '/_baud/api/v1';
@@ -19,37 +19,18 @@ const API = '/_baud/api/v1';
  */
 describeInBrowser('the web reader in a browser', () => {
   let fixture: ReaderFixture;
-  let pages: Page[] = [];
-  /** Everything the browser refused under the Content-Security-Policy, and every script error. */
-  let pageErrors: string[] = [];
+  const pages = watchPages(() => fixture);
 
   beforeAll(async () => {
     fixture = await startReaderFixture();
   });
   afterAll(() => fixture?.close());
   afterEach(async () => {
-    for (const page of pages) await page.context().close();
-    pages = [];
-    const errors = pageErrors;
-    pageErrors = [];
-    expect(errors).toEqual([]);
+    expect(await pages.closeAll()).toEqual([]);
   });
 
-  async function open(options?: { width?: number; height?: number }): Promise<Page> {
-    const { page } = await fixture.newPage(options);
-    page.on('pageerror', (error) => pageErrors.push(`page error: ${error.message}`));
-    page.on('console', (message) => {
-      if (/Content.Security.Policy/i.test(message.text())) pageErrors.push(`CSP: ${message.text()}`);
-    });
-    pages.push(page);
-    return page;
-  }
-
-  async function nodeClient(credential = fixture.sysop): Promise<BaudClient> {
-    const client = createBaudClient({ baseUrl: fixture.baseUrl });
-    await client.login(credential.username, credential.password);
-    return client;
-  }
+  const open = pages.open;
+  const nodeClient = (credential = fixture.sysop) => apiClientOf(fixture, credential);
 
   it('shows a guest the board, its public conference, messages and files, and nothing of the members', async () => {
     const page = await open();

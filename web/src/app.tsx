@@ -3,18 +3,21 @@ import { API_PREFIX } from '../../clients/typescript/src/index.js';
 import type { BoardInfo, OwnProfile } from './api-types.js';
 import { BoardContext } from './board-context.js';
 import { navigate, type Route, useRoute } from './router.js';
-import { client, currentSession, logOut, onSessionChange } from './session.js';
+import { client, currentSession, isSysop, logOut, onSessionChange } from './session.js';
 import { applyTheme, storedTheme, type Theme } from './theme.js';
 import { useTitle } from './ui.js';
+import { AccountView } from './views/account.js';
 import { AreaView } from './views/area.js';
 import { ComposeView } from './views/compose.js';
 import { ConferenceView } from './views/conference.js';
+import { AuditView, DeskView } from './views/desk.js';
 import { FileAreasView, FileAreaView, FileView } from './views/files.js';
 import { HomeView } from './views/home.js';
 import { LoginView } from './views/login.js';
 import { MessageView } from './views/message.js';
 import { nextUnread } from './views/next-unread.js';
 import { ProfileView, UserView } from './views/profile.js';
+import { RegisterView } from './views/register.js';
 import { SearchView } from './views/search.js';
 import { ThreadView } from './views/thread.js';
 import { UnreadView } from './views/unread.js';
@@ -30,8 +33,16 @@ function View({ route }: { route: Route }) {
       return <SearchView query={query} />;
     case 'unread':
       return <UnreadView />;
+    case 'register':
+      return <RegisterView />;
     case 'profile':
       return <ProfileView />;
+    case 'account':
+      return <AccountView />;
+    case 'desk':
+      return <DeskView query={query} />;
+    case 'audit':
+      return <AuditView query={query} />;
     case 'conference':
       return <ConferenceView confTag={params.confTag ?? ''} />;
     case 'area':
@@ -100,11 +111,13 @@ function Header({ info, user }: { info: BoardInfo | null; user: OwnProfile | nul
         <a href="/files">Files</a>
         <a href="/search">Search</a>
         {user && <a href="/unread">Unread</a>}
+        {isSysop(user) && <a href="/admin">Desk</a>}
       </nav>
       <div class="account">
         {user ? (
           <>
             <a href="/profile">{user.username}</a>
+            <a href="/account">Account</a>
             <button type="button" class="link-button" onClick={() => void logOut().then(() => navigate('/'))}>
               Log out
             </button>

@@ -5,6 +5,7 @@ import { interceptLinks } from './router.js';
 import { resumeSession } from './session.js';
 import { applyStoredTheme } from './theme.js';
 import './styles/app.css';
+import './styles/account-desk.css';
 import './text/ansi.css';
 
 applyStoredTheme();

@@ -16,9 +16,13 @@ export interface Route {
 const PATTERNS = {
   home: '/',
   login: '/login',
+  register: '/register',
   search: '/search',
   unread: '/unread',
   profile: '/profile',
+  account: '/account',
+  desk: '/admin',
+  audit: '/admin/audit',
   conference: '/conferences/:confTag',
   area: '/areas/:areaTag',
   post: '/areas/:areaTag/post',

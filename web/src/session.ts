@@ -50,8 +50,9 @@ export async function resumeSession(): Promise<void> {
   }
 }
 
-export async function logIn(username: string, password: string): Promise<void> {
-  await client.login(username, password);
+/** Logs in; `otp` is the second factor of an account that asks one (a BaudProblem with `otpRequired` says so). */
+export async function logIn(username: string, password: string, otp?: string): Promise<void> {
+  await client.login(username, password, otp);
   await loadOwnProfile();
 }
 
@@ -64,8 +65,16 @@ export async function reloadOwnProfile(): Promise<void> {
   await loadOwnProfile();
 }
 
+/**
+ * Whether the user is a sysop: only to decide what to offer (the desk link, Delete on others'
+ * messages); the API decides what is allowed and answers 403 to anyone else.
+ */
+export function isSysop(user: OwnProfile | null): boolean {
+  return user?.groups.includes('sysops') ?? false;
+}
+
 /** Whether the user may delete a message: their own, or any when they are a sysop. */
 export function mayDelete(user: OwnProfile | null, fromUserName: string): boolean {
   if (user === null) return false;
-  return user.groups.includes('sysops') || user.username.toLowerCase() === fromUserName.toLowerCase();
+  return isSysop(user) || user.username.toLowerCase() === fromUserName.toLowerCase();
 }

@@ -79,6 +79,12 @@ export function HomeView() {
           <p>
             You are reading as a guest. <a href="/login">Log in</a> to post, keep track of what you have read and see
             members' areas.
+            {info && info.registration !== 'closed' && (
+              <>
+                {' '}
+                New here? <a href="/register">Sign up</a>.
+              </>
+            )}
           </p>
         )}
       </section>

@@ -1,0 +1,215 @@
+import type { Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { type BaudClient, createBaudClient } from '../../clients/typescript/src/index.js';
+import { qrDrawing } from '../../web/src/qr-path.js';
+import {
+  apiClientOf,
+  axeViolations,
+  describeInBrowser,
+  type LoginCredential,
+  logInThroughForm,
+  type ReaderFixture,
+  startReaderFixture,
+  watchPages,
+} from '../support/reader-server.js';
+import { totpCode } from '../support/totp-code.js';
+
+const API = '/_baud/api/v1';
+const PASSWORD = 'a long enough password';
+
+/**
+ * Issue 32: an open board's sign-up, and the own account in the web reader (community.md
+ * "Your own account"): password change, login sessions, two-factor login with its QR code, and
+ * the login's code prompt. Each test signs up its own member (at most 5 per address an hour:
+ * this file signs up 4). Tests share the board and run in order.
+ */
+describeInBrowser('the own account in the web reader', () => {
+  let fixture: ReaderFixture;
+  const pages = watchPages(() => fixture);
+
+  beforeAll(async () => {
+    fixture = await startReaderFixture({ registration: 'open' });
+  });
+  afterAll(() => fixture?.close());
+  afterEach(async () => {
+    expect(await pages.closeAll()).toEqual([]);
+  });
+
+  /** A new active member (the board is open), signed up through the API. */
+  async function member(username: string): Promise<LoginCredential> {
+    const anonymous = createBaudClient({ baseUrl: fixture.baseUrl });
+    const answer = await anonymous.api.POST(`${API}/auth/register`, { body: { username, password: PASSWORD } });
+    expect(answer.response.status).toBe(201);
+    return { username, password: PASSWORD };
+  }
+
+  /** Whether a client's login session still lives: its refresh is refused once the session ended. */
+  async function isAlive(client: BaudClient): Promise<boolean> {
+    try {
+      await client.refresh();
+      return true;
+    } catch (error) {
+      expect(error).toMatchObject({ status: 401 });
+      return false;
+    }
+  }
+
+  /** Logs out, and logs in again up to the password: an account with two-factor login then asks the code. */
+  async function logInAgain(page: Page, credential: LoginCredential): Promise<void> {
+    await page.getByRole('button', { name: 'Log out' }).click();
+    await page.getByRole('banner').getByRole('link', { name: 'Log in' }).waitFor();
+    await page.goto('/login');
+    await page.getByLabel('User name').fill(credential.username);
+    await page.getByLabel('Password').fill(credential.password);
+    await page.getByRole('button', { name: 'Log in' }).click();
+  }
+
+  async function logInWithCode(page: Page, code: string): Promise<void> {
+    await page.getByLabel('Code').fill(code);
+    await page.getByRole('button', { name: 'Log in' }).click();
+  }
+
+  it('signs up on an open board: the account is active at once and logs in', async () => {
+    const page = await pages.open();
+    await page.goto('/');
+    await page.getByRole('link', { name: 'Sign up' }).click();
+    await page.getByText('Your account is active as soon as it is created.').waitFor();
+    // An open board asks no note for a sysop.
+    expect(await page.getByLabel(/note for the sysop/).count()).toBe(0);
+    await page.getByLabel('User name').fill('opencaller');
+    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+    await page.getByLabel('Password again').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Create the account' }).click();
+    await expect(page.getByRole('status').textContent()).resolves.toContain(
+      'Welcome, opencaller: your account is ready.',
+    );
+    await page.getByRole('status').getByRole('link', { name: 'Log in' }).click();
+    await logInThroughForm(page, { username: 'opencaller', password: PASSWORD });
+  });
+
+  it('changes the password: a wrong current one and a short new one refused beside their fields, other sessions end', async () => {
+    const credential = await member('changer');
+    const elsewhere = await apiClientOf(fixture, credential);
+    const page = await pages.open();
+    await logInThroughForm(page, credential);
+    await page.getByRole('banner').getByRole('link', { name: 'Account' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Your account' }).waitFor();
+
+    await page.getByLabel('Current password').fill('not the password');
+    await page.getByLabel('New password', { exact: true }).fill('another long password');
+    await page.getByLabel('New password again').fill('another long password');
+    await page.getByRole('button', { name: 'Change the password' }).click();
+    await expect(page.locator('#password-current-error').textContent()).resolves.toBe('That is not your password.');
+
+    await page.getByLabel('Current password').fill(PASSWORD);
+    await page.getByLabel('New password', { exact: true }).fill('short');
+    await page.getByLabel('New password again').fill('short');
+    await page.getByRole('button', { name: 'Change the password' }).click();
+    await page.locator('#password-new-error').waitFor();
+    await expect(page.getByLabel('New password', { exact: true }).getAttribute('aria-invalid')).resolves.toBe('true');
+
+    await page.getByLabel('New password', { exact: true }).fill('another long password');
+    await page.getByLabel('New password again').fill('another long passwort');
+    await page.getByRole('button', { name: 'Change the password' }).click();
+    await expect(page.locator('#password-again-error').textContent()).resolves.toBe('The two new passwords differ.');
+
+    await page.getByLabel('New password again').fill('another long password');
+    await page.getByRole('button', { name: 'Change the password' }).click();
+    await page.getByRole('status').filter({ hasText: 'Password changed.' }).waitFor();
+    await expect(page.getByLabel('Current password').inputValue()).resolves.toBe('');
+    await expect(isAlive(elsewhere)).resolves.toBe(false);
+    // This page's session goes on, across a reload too.
+    await page.reload();
+    await page.getByRole('banner').getByRole('link', { name: credential.username, exact: true }).waitFor();
+    await apiClientOf(fixture, { username: credential.username, password: 'another long password' });
+  });
+
+  it('lists the login sessions, marks this one, and ends another at once', async () => {
+    const credential = await member('sessions');
+    const elsewhere = await apiClientOf(fixture, credential);
+    const page = await pages.open();
+    await logInThroughForm(page, credential);
+    await page.goto('/account');
+    const rows = page.locator('table.list tbody tr');
+    await expect.poll(() => rows.count()).toBe(2);
+    await rows.filter({ hasText: 'this one' }).waitFor();
+    await rows.getByRole('button', { name: /^End the session started/ }).click();
+    await expect.poll(() => rows.count()).toBe(1);
+    await expect(rows.textContent()).resolves.toContain('this one');
+    await expect(isAlive(elsewhere)).resolves.toBe(false);
+  });
+
+  it('sets up two-factor login with a QR code of the secret, then asks the code at login, and turns it off', async () => {
+    const credential = await member('twofactor');
+    const page = await pages.open();
+    await logInThroughForm(page, credential);
+    await page.goto('/account');
+    await page.getByLabel('Your password').fill('not the password');
+    await page.getByRole('button', { name: 'Set up two-factor login' }).click();
+    await expect(page.locator('#totp-start-password-error').textContent()).resolves.toBe('That is not your password.');
+
+    await page.getByLabel('Your password').fill(PASSWORD);
+    const [enrolled] = await Promise.all([
+      page.waitForResponse((response) => response.url().endsWith(`${API}/users/me/totp`)),
+      page.getByRole('button', { name: 'Set up two-factor login' }).click(),
+    ]);
+    const { secret, otpauthUrl } = (await enrolled.json()) as { secret: string; otpauthUrl: string };
+    // The QR code is drawn in the page from the board's otpauth URL, module for module.
+    const qr = page.getByRole('img', { name: /QR code of the two-factor secret/ });
+    await expect(qr.locator('path').getAttribute('d')).resolves.toBe(qrDrawing(otpauthUrl).d);
+    await expect(page.locator('code.secret').textContent()).resolves.toBe(secret.match(/.{1,4}/g)?.join(' '));
+
+    const now = Date.now();
+    const wrong = String((Number(totpCode(secret, now)) + 500_000) % 1_000_000).padStart(6, '0');
+    await page.getByLabel('Code from the app').fill(wrong);
+    await page.getByRole('button', { name: 'Turn two-factor login on' }).click();
+    await expect(page.locator('#totp-confirm-code-error').textContent()).resolves.toMatch(
+      /^That is not the app's code of this moment\./,
+    );
+    await page.getByLabel('Code from the app').fill(totpCode(secret, now));
+    await page.getByRole('button', { name: 'Turn two-factor login on' }).click();
+    const codes = page.getByRole('list', { name: 'Recovery codes' }).getByRole('listitem');
+    await expect.poll(() => codes.count()).toBe(10);
+    const recoveryCodes = await codes.allTextContents();
+    await page.getByText('Save these recovery codes now').waitFor();
+    await page.getByRole('button', { name: 'I have saved them' }).click();
+    await page.getByRole('button', { name: 'Turn two-factor login off' }).waitFor();
+
+    // Logging in asks the code once the password is right; a wrong code is said, a recovery code works.
+    await logInAgain(page, credential);
+    await page.getByLabel('Code').waitFor();
+    await expect(page.getByLabel('Code').evaluate((input) => input === document.activeElement)).resolves.toBe(true);
+    await logInWithCode(page, wrong);
+    await expect(page.getByRole('alert').textContent()).resolves.toBe(
+      'That code is not right, or it was used already (each code works once). Try the next one.',
+    );
+    await logInWithCode(page, recoveryCodes[0] ?? '');
+    await page.getByRole('banner').getByRole('link', { name: credential.username, exact: true }).waitFor();
+
+    // The app's next code (one step of skew is allowed) logs in too.
+    await logInAgain(page, credential);
+    await logInWithCode(page, totpCode(secret, now + 30_000));
+    await page.getByRole('banner').getByRole('link', { name: credential.username, exact: true }).waitFor();
+
+    await page.goto('/account');
+    await page.getByLabel('Your password').fill(PASSWORD);
+    await page.getByLabel('Code (or a recovery code)').fill(recoveryCodes[1] ?? '');
+    await page.getByRole('button', { name: 'Turn two-factor login off' }).click();
+    await page.getByRole('button', { name: 'Set up two-factor login' }).waitFor();
+    await apiClientOf(fixture, credential);
+  });
+
+  it('fits a phone and has no serious accessibility violation on the account page, in both themes', async () => {
+    const page = await pages.open({ width: 390, height: 844 });
+    await logInThroughForm(page, { username: 'opencaller', password: PASSWORD });
+    for (const theme of ['Light theme', 'Dark theme']) {
+      await page.goto('/account');
+      await page.getByRole('heading', { name: 'Login sessions' }).waitFor();
+      await page.waitForFunction(() => !document.body.textContent?.includes('Loading…'));
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      expect(overflow).toBeLessThanOrEqual(0);
+      expect(await axeViolations(page)).toEqual([]);
+      await page.getByRole('button', { name: theme }).click();
+    }
+  });
+});
