@@ -23,34 +23,10 @@ export type ThreadMessage = Schemas['ThreadMessage'];
 export type FoundMessage = Schemas['FoundMessage'];
 export type FileArea = Schemas['FileArea'];
 export type LastCaller = Schemas['LastCallerEntry'];
-export type DeskAccount = Schemas['Account'] & {
-  /** community.md "The sysop's desk": whether the account logs in with a second factor. */
-  readonly totpEnabled?: boolean;
-};
+export type DeskAccount = Schemas['Account'];
 export type AuditEntry = Schemas['AuditEntry'];
-
-/**
- * The account calls of community.md "Your own account", as the contract gives them. Written
- * here until the OpenAPI document describes them (then `client.api` types them, and these
- * follow from it like the types above).
- */
-export type OwnAccount = OwnProfile & {
-  /** Whether two-factor login is on. */
-  readonly totpEnabled?: boolean;
-};
-
-/** One live login session of the caller (GET /users/me/sessions). */
-export interface LoginSession {
-  readonly id: string;
-  readonly createdAt: string;
-  readonly lastSeenAt: string;
-  /** The session this page itself runs in. */
-  readonly current: boolean;
-  readonly via: 'api' | 'terminal';
-}
-
+export type LoginSession = Schemas['OwnSession'];
 /** The start of two-factor enrolment (POST /users/me/totp): not on until a code confirms it. */
-export interface TotpEnrolment {
-  readonly secret: string;
-  readonly otpauthUrl: string;
-}
+export type TotpEnrolment = NonNullable<
+  paths[Prefixed<'/users/me/totp'>]['post']['responses'][200]['content']['application/json']
+>;

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { API_PREFIX } from '../../../clients/typescript/src/index.js';
 import { changePassword, endSession, listSessions } from '../account-api.js';
-import type { LoginSession, OwnAccount } from '../api-types.js';
+import type { LoginSession } from '../api-types.js';
 import { useBoard } from '../board-context.js';
 import { type Column, DataTable } from '../data-table.js';
 import { href } from '../router.js';
@@ -113,7 +113,7 @@ function Sessions() {
 }
 
 function AccountBody({ userId }: { userId: number }) {
-  const profile = useLoad(async () => body(await client.api.GET(`${API_PREFIX}/users/me`)) as OwnAccount, [userId]);
+  const profile = useLoad(async () => body(await client.api.GET(`${API_PREFIX}/users/me`)), [userId]);
   return (
     <>
       <section aria-labelledby="account-password">

@@ -26,9 +26,7 @@ function safeReturn(returnTo: string | null): string {
  * this"); a refused second factor (`auth.invalid-otp`) is said beside what to try next.
  */
 function LoginProblem({ error }: { error: unknown }) {
-  // Widened to a string: the code list this branch was built against predates the second factor's codes.
-  const code: string | null = error instanceof BaudProblem ? error.code : null;
-  if (error instanceof BaudProblem && (error.status === 403 || code === 'auth.invalid-otp')) {
+  if (error instanceof BaudProblem && (error.status === 403 || error.code === 'auth.invalid-otp')) {
     return (
       <p class="problem" role="alert">
         {error.status === 403
