@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
-import { describe } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect } from 'vitest';
 import { type BaudClient, createBaudClient } from '../../clients/typescript/src/index.js';
 import { type Config, loadConfig } from '../../src/config/load-config.js';
 import { type Credential, initBoard } from '../../src/setup/init-board.js';
@@ -140,6 +140,29 @@ export async function apiClientOf(fixture: ReaderFixture, credential: LoginCrede
  * The pages of one test, each watched for script errors and Content-Security-Policy refusals:
  * `closeAll` (in afterEach) closes their contexts and answers what went wrong, which must be nothing.
  */
+/**
+ * A reader fixture for one describe block: started before its tests and closed after them; after
+ * each test every page it opened is closed, and the test fails on any page error or CSP
+ * violation those pages met. `fixture()` is the running fixture (from the block's tests and
+ * hooks registered after this call).
+ */
+export function readerForBlock(options: ReaderFixtureOptions = {}) {
+  let running: ReaderFixture | undefined;
+  const fixture = (): ReaderFixture => {
+    if (!running) throw new Error('the reader fixture starts in beforeAll');
+    return running;
+  };
+  const pages = watchPages(fixture);
+  beforeAll(async () => {
+    running = await startReaderFixture(options);
+  });
+  afterAll(() => running?.close());
+  afterEach(async () => {
+    expect(await pages.closeAll()).toEqual([]);
+  });
+  return { fixture, pages };
+}
+
 export function watchPages(fixture: () => ReaderFixture) {
   let pages: Page[] = [];
   let errors: string[] = [];

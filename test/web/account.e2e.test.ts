@@ -1,5 +1,5 @@
 import type { Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { type BaudClient, createBaudClient } from '../../clients/typescript/src/index.js';
 import { qrDrawing } from '../../web/src/qr-path.js';
 import {
@@ -8,9 +8,7 @@ import {
   describeInBrowser,
   type LoginCredential,
   logInThroughForm,
-  type ReaderFixture,
-  startReaderFixture,
-  watchPages,
+  readerForBlock,
 } from '../support/reader-server.js';
 import { totpCode } from '../support/totp-code.js';
 
@@ -24,20 +22,11 @@ const PASSWORD = 'a long enough password';
  * this file signs up 4). Tests share the board and run in order.
  */
 describeInBrowser('the own account in the web reader', () => {
-  let fixture: ReaderFixture;
-  const pages = watchPages(() => fixture);
-
-  beforeAll(async () => {
-    fixture = await startReaderFixture({ registration: 'open' });
-  });
-  afterAll(() => fixture?.close());
-  afterEach(async () => {
-    expect(await pages.closeAll()).toEqual([]);
-  });
+  const { fixture, pages } = readerForBlock({ registration: 'open' });
 
   /** A new active member (the board is open), signed up through the API. */
   async function member(username: string): Promise<LoginCredential> {
-    const anonymous = createBaudClient({ baseUrl: fixture.baseUrl });
+    const anonymous = createBaudClient({ baseUrl: fixture().baseUrl });
     const answer = await anonymous.api.POST(`${API}/auth/register`, { body: { username, password: PASSWORD } });
     expect(answer.response.status).toBe(201);
     return { username, password: PASSWORD };
@@ -89,7 +78,7 @@ describeInBrowser('the own account in the web reader', () => {
 
   it('changes the password: a wrong current one and a short new one refused beside their fields, other sessions end', async () => {
     const credential = await member('changer');
-    const elsewhere = await apiClientOf(fixture, credential);
+    const elsewhere = await apiClientOf(fixture(), credential);
     const page = await pages.open();
     await logInThroughForm(page, credential);
     await page.getByRole('banner').getByRole('link', { name: 'Account' }).click();
@@ -121,12 +110,12 @@ describeInBrowser('the own account in the web reader', () => {
     // This page's session goes on, across a reload too.
     await page.reload();
     await page.getByRole('banner').getByRole('link', { name: credential.username, exact: true }).waitFor();
-    await apiClientOf(fixture, { username: credential.username, password: 'another long password' });
+    await apiClientOf(fixture(), { username: credential.username, password: 'another long password' });
   });
 
   it('lists the login sessions, marks this one, and ends another at once', async () => {
     const credential = await member('sessions');
-    const elsewhere = await apiClientOf(fixture, credential);
+    const elsewhere = await apiClientOf(fixture(), credential);
     const page = await pages.open();
     await logInThroughForm(page, credential);
     await page.goto('/account');
@@ -196,7 +185,7 @@ describeInBrowser('the own account in the web reader', () => {
     await page.getByLabel('Code (or a recovery code)').fill(recoveryCodes[1] ?? '');
     await page.getByRole('button', { name: 'Turn two-factor login off' }).click();
     await page.getByRole('button', { name: 'Set up two-factor login' }).waitFor();
-    await apiClientOf(fixture, credential);
+    await apiClientOf(fixture(), credential);
   });
 
   it('fits a phone and has no serious accessibility violation on the account page, in both themes', async () => {

@@ -1,14 +1,12 @@
 import type { Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import type { Credential } from '../../src/setup/init-board.js';
 import {
   apiClientOf,
   axeViolations,
   describeInBrowser,
   logInThroughForm,
-  type ReaderFixture,
-  startReaderFixture,
-  watchPages,
+  readerForBlock,
 } from '../support/reader-server.js';
 
 const API = '/_baud/api/v1';
@@ -24,12 +22,9 @@ const range = (prefix: string, from: number, to: number) =>
  * ways and every page has an address that reloads to itself.
  */
 describeInBrowser('reading an area in the web reader', () => {
-  let fixture: ReaderFixture;
-  const pages = watchPages(() => fixture);
-
+  const { fixture, pages } = readerForBlock();
   beforeAll(async () => {
-    fixture = await startReaderFixture();
-    const sysop = await clientOf(fixture.sysop);
+    const sysop = await clientOf(fixture().sysop);
     for (const [areaTag, prefix] of [
       ['lounge', 'Lounge'],
       ['general', 'General'],
@@ -43,12 +38,8 @@ describeInBrowser('reading an area in the web reader', () => {
       }
     }
   });
-  afterAll(() => fixture?.close());
-  afterEach(async () => {
-    expect(await pages.closeAll()).toEqual([]);
-  });
 
-  const clientOf = (credential: Credential) => apiClientOf(fixture, credential);
+  const clientOf = (credential: Credential) => apiClientOf(fixture(), credential);
   const open = () => pages.open();
 
   /** Waits for the message list to show exactly `subjects`, top to bottom. */
@@ -68,7 +59,7 @@ describeInBrowser('reading an area in the web reader', () => {
   const pager = (page: Page) => page.getByRole('navigation', { name: 'Message pages' });
 
   it('opens an area at a member’s first unread message, pages older and newer, and reloads each page to itself', async () => {
-    const demo = await clientOf(fixture.demo);
+    const demo = await clientOf(fixture().demo);
     const all = await demo.api.GET(`${API}/messages/areas/{areaTag}/messages`, {
       params: { path: { areaTag: 'lounge' }, query: { order: 'newest', limit: 31 } },
     });
@@ -81,7 +72,7 @@ describeInBrowser('reading an area in the web reader', () => {
     expect(moved.data?.unreadCount).toBe(30);
 
     const page = await open();
-    await logInThroughForm(page, fixture.demo);
+    await logInThroughForm(page, fixture().demo);
     await page.goto('/areas/lounge');
     await shows(page, range('Lounge', 31, 55));
     await expect(page.locator('table.messages .badge.new').count()).resolves.toBe(25);
@@ -140,7 +131,7 @@ describeInBrowser('reading an area in the web reader', () => {
 
     // A bookmark opened in a new tab shows its page; with no way back remembered, Newer is the newest page.
     const fresh = await open();
-    await fresh.goto(bookmark.replace(fixture.baseUrl, ''));
+    await fresh.goto(bookmark.replace(fixture().baseUrl, ''));
     await fresh.waitForFunction(() => !document.body.textContent?.includes('Loading…'));
     await expect(fresh.locator('table.messages tbody tr td:first-child a').last().textContent()).resolves.toBe(
       label('General', 10),

@@ -1,13 +1,11 @@
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { createBaudClient } from '../../clients/typescript/src/index.js';
 import {
   apiClientOf,
   axeViolations,
   describeInBrowser,
   logInThroughForm,
-  type ReaderFixture,
-  startReaderFixture,
-  watchPages,
+  readerForBlock,
 } from '../support/reader-server.js';
 import { totpCode } from '../support/totp-code.js';
 
@@ -21,16 +19,7 @@ const PASSWORD = 'a long enough password';
  * of these come from 127.0.0.1: the file applies 5 times, and the sixth is refused.
  */
 describeInBrowser('signing up and the sysop desk in the web reader', () => {
-  let fixture: ReaderFixture;
-  const pages = watchPages(() => fixture);
-
-  beforeAll(async () => {
-    fixture = await startReaderFixture();
-  });
-  afterAll(() => fixture?.close());
-  afterEach(async () => {
-    expect(await pages.closeAll()).toEqual([]);
-  });
+  const { fixture, pages } = readerForBlock();
 
   it('applies through the form: field errors beside the fields, a taken name, then the pending answer', async () => {
     const page = await pages.open();
@@ -52,7 +41,7 @@ describeInBrowser('signing up and the sysop desk in the web reader', () => {
     await expect(page.locator('#register-password-error').textContent()).resolves.toBe('must be at least 8 characters');
     await expect(page.getByLabel('Password', { exact: true }).getAttribute('aria-invalid')).resolves.toBe('true');
 
-    await page.getByLabel('User name').fill(fixture.demo.username.toUpperCase());
+    await page.getByLabel('User name').fill(fixture().demo.username.toUpperCase());
     await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
     await page.getByLabel('Password again').fill(PASSWORD);
     await page.getByRole('button', { name: 'Apply' }).click();
@@ -78,14 +67,14 @@ describeInBrowser('signing up and the sysop desk in the web reader', () => {
   });
 
   it('shows the sysop the queue with the notes, and approves one application and rejects another', async () => {
-    const anonymous = createBaudClient({ baseUrl: fixture.baseUrl });
+    const anonymous = createBaudClient({ baseUrl: fixture().baseUrl });
     for (const username of ['applicant1', 'applicant2']) {
       await anonymous.api.POST(`${API}/auth/register`, {
         body: { username, password: PASSWORD, note: `I am ${username}.` },
       });
     }
     const page = await pages.open();
-    await logInThroughForm(page, fixture.sysop);
+    await logInThroughForm(page, fixture().sysop);
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Desk' }).click();
     await page.waitForURL('**/admin');
     const queue = page.locator('ul.applications > li');
@@ -100,18 +89,18 @@ describeInBrowser('signing up and the sysop desk in the web reader', () => {
     await queue.filter({ hasText: 'applicant2' }).waitFor({ state: 'detached' });
     expect(await queue.count()).toBe(1);
 
-    const sysop = await apiClientOf(fixture, fixture.sysop);
+    const sysop = await apiClientOf(fixture(), fixture().sysop);
     const listed = async (q: string) =>
       (await sysop.api.GET(`${API}/admin/users`, { params: { query: { q } } })).data?.data ?? [];
     await expect(listed('applicant1')).resolves.toMatchObject([{ status: 'active', groups: ['users'] }]);
     await expect(listed('applicant2')).resolves.toEqual([]);
     // The approved account now logs in.
-    await apiClientOf(fixture, { username: 'applicant1', password: PASSWORD });
+    await apiClientOf(fixture(), { username: 'applicant1', password: PASSWORD });
   });
 
   it('filters the accounts, locks and unlocks one, and edits its groups with the refusal beside the field', async () => {
     const page = await pages.open();
-    await logInThroughForm(page, fixture.sysop);
+    await logInThroughForm(page, fixture().sysop);
     await page.goto('/admin');
     await page.getByLabel('Status').selectOption('pending');
     await page.getByRole('button', { name: 'Filter' }).click();
@@ -132,7 +121,7 @@ describeInBrowser('signing up and the sysop desk in the web reader', () => {
     await row.getByRole('button', { name: 'Unlock' }).waitFor();
     await expect(row.locator('.status').textContent()).resolves.toBe('locked');
     // A locked account logs in no more: the board answers it like a wrong password.
-    await expect(apiClientOf(fixture, { username: 'applicant1', password: PASSWORD })).rejects.toMatchObject({
+    await expect(apiClientOf(fixture(), { username: 'applicant1', password: PASSWORD })).rejects.toMatchObject({
       status: 401,
     });
     await row.getByRole('button', { name: 'Unlock' }).click();
@@ -159,23 +148,26 @@ describeInBrowser('signing up and the sysop desk in the web reader', () => {
     await row.getByRole('cell', { name: 'testers, users' }).waitFor();
 
     // A sysop is never offered to lock themself (the API refuses it with 409).
-    await page.getByLabel('Name starts with').fill(fixture.sysop.username);
+    await page.getByLabel('Name starts with').fill(fixture().sysop.username);
     await page.getByRole('button', { name: 'Filter' }).click();
-    await rows.filter({ hasText: fixture.sysop.username }).getByRole('button', { name: 'Groups' }).waitFor();
+    await rows.filter({ hasText: fixture().sysop.username }).getByRole('button', { name: 'Groups' }).waitFor();
     expect(
-      await rows.filter({ hasText: fixture.sysop.username }).getByRole('button', { name: 'Lock', exact: true }).count(),
+      await rows
+        .filter({ hasText: fixture().sysop.username })
+        .getByRole('button', { name: 'Lock', exact: true })
+        .count(),
     ).toBe(0);
   });
 
   it('pages the audit log newest first, older and back', async () => {
-    const sysop = await apiClientOf(fixture, fixture.sysop);
+    const sysop = await apiClientOf(fixture(), fixture().sysop);
     const path = { params: { path: { username: 'applicant1' } } };
     for (let n = 0; n < 15; n++) {
       await sysop.api.POST(`${API}/admin/users/{username}/lock`, path);
       await sysop.api.POST(`${API}/admin/users/{username}/unlock`, path);
     }
     const page = await pages.open();
-    await logInThroughForm(page, fixture.sysop);
+    await logInThroughForm(page, fixture().sysop);
     await page.goto('/admin');
     await page.getByRole('navigation', { name: 'Desk' }).getByRole('link', { name: 'Audit log' }).click();
     await page.waitForURL('**/admin/audit');
@@ -200,19 +192,19 @@ describeInBrowser('signing up and the sysop desk in the web reader', () => {
   });
 
   it("turns off a member's two-factor login for a lost phone", async () => {
-    const member = await apiClientOf(fixture, { username: 'applicant1', password: PASSWORD });
+    const member = await apiClientOf(fixture(), { username: 'applicant1', password: PASSWORD });
     // Paths the client's types do not list on this branch yet (web/src/account-api.ts says why).
     const post = member.api.POST as unknown as (path: string, init: object) => Promise<{ data?: unknown }>;
     const { data } = await post(`${API}/users/me/totp`, { body: { password: PASSWORD } });
     const { secret } = data as { secret: string };
     await post(`${API}/users/me/totp/confirm`, { body: { code: totpCode(secret, Date.now()) } });
-    await expect(apiClientOf(fixture, { username: 'applicant1', password: PASSWORD })).rejects.toMatchObject({
+    await expect(apiClientOf(fixture(), { username: 'applicant1', password: PASSWORD })).rejects.toMatchObject({
       status: 401,
       otpRequired: true,
     });
 
     const page = await pages.open();
-    await logInThroughForm(page, fixture.sysop);
+    await logInThroughForm(page, fixture().sysop);
     await page.goto('/admin?q=applicant1');
     const row = page.locator('table.list tbody tr').filter({ hasText: 'applicant1' });
     await row.getByRole('cell', { name: 'on', exact: true }).waitFor();
@@ -220,7 +212,7 @@ describeInBrowser('signing up and the sysop desk in the web reader', () => {
     await row.getByRole('button', { name: 'Yes, turn it off' }).click();
     await row.getByRole('cell', { name: 'off', exact: true }).waitFor();
     expect(await row.getByRole('button', { name: /two-factor/ }).count()).toBe(0);
-    await apiClientOf(fixture, { username: 'applicant1', password: PASSWORD });
+    await apiClientOf(fixture(), { username: 'applicant1', password: PASSWORD });
   });
 
   it('never shows a member the desk, and answers "not allowed" from the API when one goes there', async () => {
@@ -228,7 +220,7 @@ describeInBrowser('signing up and the sysop desk in the web reader', () => {
     await page.goto('/admin');
     await page.getByText('as a sysop to use the desk').waitFor();
 
-    await logInThroughForm(page, fixture.demo);
+    await logInThroughForm(page, fixture().demo);
     expect(await page.getByRole('link', { name: 'Desk' }).count()).toBe(0);
     await page.goto('/admin');
     await expect(page.getByRole('alert').textContent()).resolves.toBe(
@@ -252,7 +244,7 @@ describeInBrowser('signing up and the sysop desk in the web reader', () => {
       expect(await axeViolations(page), path).toEqual([]);
     };
     await check('/register');
-    await logInThroughForm(page, fixture.sysop);
+    await logInThroughForm(page, fixture().sysop);
     await check('/admin');
     await check('/admin/audit');
     await page.getByRole('button', { name: 'Light theme' }).click();
@@ -261,7 +253,7 @@ describeInBrowser('signing up and the sysop desk in the web reader', () => {
 
   it('says when an address has applied too often (429), and when to try again', async () => {
     // Three applications were accepted above; two more reach the limit of five an hour.
-    const anonymous = createBaudClient({ baseUrl: fixture.baseUrl });
+    const anonymous = createBaudClient({ baseUrl: fixture().baseUrl });
     for (const username of ['applicant4', 'applicant5']) {
       await anonymous.api.POST(`${API}/auth/register`, { body: { username, password: PASSWORD } });
     }
@@ -280,15 +272,7 @@ describeInBrowser('signing up and the sysop desk in the web reader', () => {
 });
 
 describeInBrowser('signing up on a closed board', () => {
-  let fixture: ReaderFixture;
-  const pages = watchPages(() => fixture);
-  beforeAll(async () => {
-    fixture = await startReaderFixture({ registration: 'closed' });
-  });
-  afterAll(() => fixture?.close());
-  afterEach(async () => {
-    expect(await pages.closeAll()).toEqual([]);
-  });
+  const { pages } = readerForBlock({ registration: 'closed' });
 
   it('offers no sign-up link and says the rule on the form’s address', async () => {
     const page = await pages.open();

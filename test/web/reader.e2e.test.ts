@@ -1,13 +1,11 @@
 import { readFileSync } from 'node:fs';
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import {
   apiClientOf,
   axeViolations,
   describeInBrowser,
   logInThroughForm,
-  type ReaderFixture,
-  startReaderFixture,
-  watchPages,
+  readerForBlock,
 } from '../support/reader-server.js';
 
 const API = '/_baud/api/v1';
@@ -18,19 +16,10 @@ const API = '/_baud/api/v1';
  * context (own cookies), as a separate visitor would.
  */
 describeInBrowser('the web reader in a browser', () => {
-  let fixture: ReaderFixture;
-  const pages = watchPages(() => fixture);
-
-  beforeAll(async () => {
-    fixture = await startReaderFixture();
-  });
-  afterAll(() => fixture?.close());
-  afterEach(async () => {
-    expect(await pages.closeAll()).toEqual([]);
-  });
+  const { fixture, pages } = readerForBlock();
 
   const open = pages.open;
-  const nodeClient = (credential = fixture.sysop) => apiClientOf(fixture, credential);
+  const nodeClient = (credential = fixture().sysop) => apiClientOf(fixture(), credential);
 
   it('shows a guest the board, its public conference, messages and files, and nothing of the members', async () => {
     const page = await open();
@@ -60,7 +49,7 @@ describeInBrowser('the web reader in a browser', () => {
 
   it('logs in through the form, keeps the login across a reload without storing the token, and logs out', async () => {
     const page = await open();
-    await logInThroughForm(page, fixture.demo);
+    await logInThroughForm(page, fixture().demo);
     await page.getByRole('link', { name: 'Members Lounge' }).waitFor();
     // Unread counts per area, each a link to that area's unread messages.
     const unread = page.getByRole('link', { name: /^\d+ unread in General$/ });
@@ -70,7 +59,7 @@ describeInBrowser('the web reader in a browser', () => {
     await page.getByRole('heading', { level: 1, name: 'Members Lounge' }).waitFor();
     await page.getByRole('link', { name: 'Retro Computing', exact: true }).waitFor();
     await page.reload();
-    await page.getByRole('banner').getByRole('link', { name: fixture.demo.username, exact: true }).waitFor();
+    await page.getByRole('banner').getByRole('link', { name: fixture().demo.username, exact: true }).waitFor();
     const stored = await page.evaluate(
       () => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }),
     );
@@ -89,7 +78,7 @@ describeInBrowser('the web reader in a browser', () => {
   it('says what went wrong on a refused login, beside the form', async () => {
     const page = await open();
     await page.goto('/login');
-    await page.getByLabel('User name').fill(fixture.demo.username);
+    await page.getByLabel('User name').fill(fixture().demo.username);
     await page.getByLabel('Password').fill('not the password');
     await page.getByRole('button', { name: 'Log in' }).click();
     await expect(page.getByRole('alert').textContent()).resolves.toContain('The username or password is incorrect.');
@@ -97,7 +86,7 @@ describeInBrowser('the web reader in a browser', () => {
 
   it('renders ANSI art in colour with CP437 blocks kept, and as plain text on request', async () => {
     const page = await open();
-    await logInThroughForm(page, fixture.demo);
+    await logInThroughForm(page, fixture().demo);
     await page.goto('/areas/retro');
     await page.getByRole('link', { name: 'ANSI art: the baud logo' }).click();
     const art = page.locator('pre.ansi');
@@ -188,8 +177,8 @@ describeInBrowser('the web reader in a browser', () => {
 
   it('walks the new-scan with n, moving the pointer as messages are read, until nothing is unread', async () => {
     const page = await open();
-    await logInThroughForm(page, fixture.sysop);
-    const client = await nodeClient(fixture.sysop);
+    await logInThroughForm(page, fixture().sysop);
+    const client = await nodeClient(fixture().sysop);
     const unreadBefore = (await client.api.GET(`${API}/messages/unread`)).data?.data ?? [];
     const total = unreadBefore.reduce((sum, area) => sum + area.unreadCount, 0);
     expect(total).toBeGreaterThan(3);
@@ -230,10 +219,10 @@ describeInBrowser('the web reader in a browser', () => {
 
   it('posts, replies with a quote, refuses a bad field beside it, and deletes its own message', async () => {
     const page = await open();
-    await logInThroughForm(page, fixture.demo);
+    await logInThroughForm(page, fixture().demo);
     await page.goto('/areas/general');
     await page.getByRole('link', { name: 'New message' }).click();
-    await page.getByLabel('To').fill(fixture.sysop.username);
+    await page.getByLabel('To').fill(fixture().sysop.username);
     await page.getByLabel('Subject').fill('   ');
     await page.getByLabel('Message').fill('A body.');
     await page.getByRole('button', { name: 'Post' }).click();
@@ -242,7 +231,7 @@ describeInBrowser('the web reader in a browser', () => {
     await expect(page.getByLabel('Subject').getAttribute('aria-invalid')).resolves.toBe('true');
     await expect(page.getByLabel('Subject').getAttribute('aria-describedby')).resolves.toBe('compose-subject-error');
     // The refusal re-renders the form: what the user typed stays.
-    await expect(page.getByLabel('To').inputValue()).resolves.toBe(fixture.sysop.username);
+    await expect(page.getByLabel('To').inputValue()).resolves.toBe(fixture().sysop.username);
     await expect(page.getByLabel('Message').inputValue()).resolves.toBe('A body.');
 
     await page.getByLabel('Subject').fill('Modems of the nineties');
@@ -252,7 +241,7 @@ describeInBrowser('the web reader in a browser', () => {
 
     await page.getByRole('link', { name: 'Reply' }).click();
     await expect(page.getByLabel('Subject').inputValue()).resolves.toBe('Re: Modems of the nineties');
-    await expect(page.getByLabel('To').inputValue()).resolves.toBe(fixture.demo.username);
+    await expect(page.getByLabel('To').inputValue()).resolves.toBe(fixture().demo.username);
     await expect(page.getByLabel('Message').inputValue()).resolves.toContain('D> My first modem was a 2400 baud one.');
     await page.getByLabel('Message').press('End');
     await page.getByLabel('Message').pressSequentially('Mine was 14400.');
@@ -264,7 +253,7 @@ describeInBrowser('the web reader in a browser', () => {
     await page.getByRole('button', { name: 'Delete' }).click();
     await page.getByRole('button', { name: 'Yes, delete' }).click();
     await page.waitForURL('**/areas/general');
-    const client = await nodeClient(fixture.demo);
+    const client = await nodeClient(fixture().demo);
     await expect(client.api.GET(`${API}/messages/{uuid}`, { params: { path: { uuid } } })).rejects.toMatchObject({
       status: 404,
     });
@@ -276,7 +265,7 @@ describeInBrowser('the web reader in a browser', () => {
 
   it('uploads with a progress bar, explains a duplicate, and downloads the file byte for byte', async () => {
     const page = await open();
-    await logInThroughForm(page, fixture.demo);
+    await logInThroughForm(page, fixture().demo);
     await page.goto('/files/areas/public_uploads');
     const content = Buffer.alloc(3 * 1024 * 1024, 'baud ');
     // A slow line, so the progress bar has something to show.
@@ -330,7 +319,7 @@ describeInBrowser('the web reader in a browser', () => {
 
   it('edits the own profile within the field limits, and shows another user the public part', async () => {
     const page = await open();
-    await logInThroughForm(page, fixture.demo);
+    await logInThroughForm(page, fixture().demo);
     await page.goto('/profile');
     await page.getByRole('heading', { name: 'Your profile' }).waitFor();
     await page.getByLabel(/^Web address/).fill('ftp://example.org');
@@ -344,14 +333,14 @@ describeInBrowser('the web reader in a browser', () => {
     await page.getByRole('status').filter({ hasText: 'Saved' }).first().waitFor();
 
     const visitor = await open();
-    await logInThroughForm(visitor, fixture.sysop);
-    await visitor.goto(`/users/${fixture.demo.username}`);
+    await logInThroughForm(visitor, fixture().sysop);
+    await visitor.goto(`/users/${fixture().demo.username}`);
     await visitor.getByText('Stockholm').waitFor();
   });
 
   it('fits a 390-pixel phone screen: no sideways scrolling of the page, art scrolls in its own box', async () => {
     const page = await open({ width: 390, height: 844 });
-    await logInThroughForm(page, fixture.demo);
+    await logInThroughForm(page, fixture().demo);
     for (const path of ['/', '/areas/general', '/files/areas/public_uploads', '/search?q=welcome']) {
       await page.goto(path);
       await page.locator('main h1').waitFor();
@@ -371,7 +360,7 @@ describeInBrowser('the web reader in a browser', () => {
 
   it('has no serious or critical accessibility violation in the main views, in both themes (axe-core)', async () => {
     const page = await open();
-    await logInThroughForm(page, fixture.demo);
+    await logInThroughForm(page, fixture().demo);
     const views: Array<[string, () => Promise<unknown>]> = [
       ['/', () => page.getByRole('link', { name: 'Members Lounge' }).waitFor()],
       ['/areas/general', () => page.getByRole('link', { name: 'Welcome to baud', exact: true }).waitFor()],
