@@ -10,6 +10,7 @@ import { oneAreaIndexMigration } from './0008-one-area-index.js';
 import { liveCountsMigration } from './0009-live-counts.js';
 import { webhookTestWindowMigration } from './0010-webhook-test-window.js';
 import { accountsMigration } from './0011-accounts.js';
+import { mailMigration } from './0014-mail.js';
 import type { Dialect } from './dialect.js';
 
 /**
@@ -29,5 +30,7 @@ export function boardMigrations(dialect: Dialect): Record<string, Migration> {
     '0009-live-counts': liveCountsMigration(dialect),
     '0010-webhook-test-window': webhookTestWindowMigration,
     '0011-accounts': accountsMigration(dialect),
+    // 0012 and 0013 are taken by work in progress on another branch (issue 32).
+    '0014-mail': mailMigration,
   };
 }

@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Board } from '../../board.js';
+import type { Caller } from '../../caller.js';
 import { PROFILE_FIELD_MAX_LENGTH } from '../../users/profile-service.js';
 import { ProblemResponses, USER_CARD_EXAMPLE } from '../schemas.js';
 
@@ -39,6 +40,8 @@ const OwnProfile = Type.Object(
     downloadBytes: Type.Integer(),
     achievementPoints: Type.Integer(),
     minutesOnline: Type.Integer(),
+    // Private mail (src/mail): one row read by primary key, whatever the mailbox holds.
+    unreadMail: Type.Integer({ description: 'Unread mails in your inbox.' }),
   },
   {
     $id: 'OwnProfile',
@@ -56,6 +59,7 @@ const OwnProfile = Type.Object(
         downloadCount: 96,
         downloadBytes: 31_457_280,
         minutesOnline: 5_432,
+        unreadMail: 2,
       },
     ],
   },
@@ -107,6 +111,11 @@ const ProfileUpdateBody = Type.Object(
 
 export function registerUserRoutes(fastify: FastifyInstance, board: Board): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  // Private mail: the own profile carries the unread mail count (the block list is in mail-routes.ts).
+  const withUnreadMail = async <Profile extends object>(caller: Caller, profile: Profile) => ({
+    ...profile,
+    unreadMail: await board.mail.unreadCount(caller),
+  });
 
   app.get(
     '/users/me',
@@ -117,7 +126,7 @@ export function registerUserRoutes(fastify: FastifyInstance, board: Board): void
         response: { 200: OwnProfile, ...ProblemResponses(401, 403) },
       },
     },
-    (request) => board.profiles.getOwnProfile(request.caller),
+    async (request) => withUnreadMail(request.caller, await board.profiles.getOwnProfile(request.caller)),
   );
 
   app.put(
@@ -131,7 +140,8 @@ export function registerUserRoutes(fastify: FastifyInstance, board: Board): void
         response: { 200: OwnProfile, ...ProblemResponses(401, 403, 415) },
       },
     },
-    (request) => board.profiles.updateOwnProfile(request.caller, request.body),
+    async (request) =>
+      withUnreadMail(request.caller, await board.profiles.updateOwnProfile(request.caller, request.body)),
   );
 
   app.get(
