@@ -182,6 +182,7 @@ async function assembleBoard(
       events,
       clock,
       searchBudget,
+      limits: config.mail,
     }),
     searchBudget,
     webhooks: createWebhookService({ store: stores.webhooks, log: events, config, clock, boardSecret: webhookSecret }),

@@ -1,6 +1,7 @@
 import type { LoginAttemptStore } from '../auth/login-attempt-store.js';
 import type { Caller, UserCaller } from '../caller.js';
 import type { Clock } from '../clock.js';
+import type { Config } from '../config/load-config.js';
 import type { UserRow } from '../db/schema.js';
 import { BadRequestError, ForbiddenError, NotFoundError, TooManyRequestsError, UnauthorizedError } from '../errors.js';
 import type { EventLog } from '../events/event-log.js';
@@ -50,9 +51,6 @@ export interface BlockedUser {
   readonly blockedAt: string;
 }
 
-/** New mails one sender may send per window (spec: 30 per 10 minutes), counted in the database for every node. */
-export const MAILS_PER_WINDOW = 30;
-export const MAIL_WINDOW_SECONDS = 10 * 60;
 /** The prefix of a sender's window among the throttle windows of `login_attempts`. */
 const MAIL_SUBJECT = 'mail:';
 
@@ -133,9 +131,12 @@ export function createMailService(deps: {
   events: EventLog;
   clock: Clock;
   searchBudget: SearchBudget;
+  /** New mails one sender may send per window (`mail` in the configuration; spec: 30 per 10 minutes). */
+  limits: Config['mail'];
 }): MailService {
   const { store, messages, users, windows, events, clock, searchBudget } = deps;
-  const windowMs = MAIL_WINDOW_SECONDS * 1000;
+  const { maxSendsPerWindow, sendWindowSeconds } = deps.limits;
+  const windowMs = sendWindowSeconds * 1000;
 
   const notFound = (uuid: string) => new NotFoundError('mail.not-found', `No mail ${uuid}.`);
 
@@ -182,14 +183,14 @@ export function createMailService(deps: {
       const tooMany = (windowStartedAt: string) =>
         new TooManyRequestsError(
           'mail.too-many',
-          `At most ${MAILS_PER_WINDOW} mails every ${MAIL_WINDOW_SECONDS / 60} minutes; try again later.`,
+          `At most ${maxSendsPerWindow} mails every ${sendWindowSeconds} seconds; try again later.`,
           (Date.parse(windowStartedAt) + windowMs - now.getTime()) / 1000,
         );
       // A plain read first: a sender over the limit costs one lookup, not a refused transaction.
       const fullSince = await windows.fullWindowStartOf({
         subject: windowSubject,
         windowOverAt,
-        maxAttempts: MAILS_PER_WINDOW,
+        maxAttempts: maxSendsPerWindow,
       });
       if (fullSince !== undefined) throw tooMany(fullSince);
       const uuid = messageUuid(now.getTime());
@@ -210,7 +211,7 @@ export function createMailService(deps: {
           subject: windowSubject,
           now: timestamp,
           windowOverAt,
-          maxAttempts: MAILS_PER_WINDOW,
+          maxAttempts: maxSendsPerWindow,
         });
         // Filled by this sender's other mails (on any node) since the read above.
         if (slot === undefined) throw tooMany(await windows.windowStartOf(trx, windowSubject));
