@@ -57,6 +57,15 @@ const COMMUNITY_ENDPOINTS = [
   'POST /admin/users/{username}/unlock',
   'PUT /admin/users/{username}/groups',
   'GET /admin/audit',
+  'POST /mail',
+  'GET /mail',
+  'GET /mail/search',
+  'GET /mail/{uuid}',
+  'PATCH /mail/{uuid}',
+  'DELETE /mail/{uuid}',
+  'GET /users/me/blocked',
+  'PUT /users/me/blocked/{username}',
+  'DELETE /users/me/blocked/{username}',
 ] as const;
 
 const PREFIX = '/_baud/api/v1';
