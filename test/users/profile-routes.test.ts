@@ -45,6 +45,7 @@ describeEachDialect('profile routes', (dialect) => {
         downloadBytes: 0,
         achievementPoints: 0,
         minutesOnline: 0,
+        unreadMail: 0,
       });
     });
 
