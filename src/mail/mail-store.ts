@@ -1,4 +1,4 @@
-import { sql, type Transaction } from 'kysely';
+import { type ExpressionBuilder, sql, type Transaction } from 'kysely';
 import type { Db, Dialect, Executor } from '../db/database.js';
 import { pageFromRows, rowsToFetch } from '../db/keyset.js';
 import { prepareQuery } from '../db/prepared-query.js';
@@ -196,17 +196,17 @@ export function createMailStore(db: Db, dialect: Dialect): MailStore {
     db.selectFrom('mailCounts').select('unreadCount').where('userId', '=', p.userId),
   );
 
-  /** The id of the mail `uuid` (any mail: what decides is the entry the caller holds). */
-  async function mailIdOf(trx: Executor, uuid: string): Promise<number | undefined> {
-    const row = await trx
+  /**
+   * The id of the mail `uuid`, as a subquery: whether the uuid is unknown or another person's
+   * mail, the statement that uses it is the same one, and finds no entry of the caller's.
+   */
+  const mailIdOf = (uuid: string) => (eb: ExpressionBuilder<Tables, 'mailboxEntries'>) =>
+    eb
       .selectFrom('messages')
-      .select('id')
-      .where('uuid', '=', uuid)
-      .where('areaTag', '=', MAIL_AREA_TAG)
-      .where('deletedAt', 'is', null)
-      .executeTakeFirst();
-    return row?.id;
-  }
+      .select('messages.id')
+      .where('messages.uuid', '=', uuid)
+      .where('messages.areaTag', '=', MAIL_AREA_TAG)
+      .where('messages.deletedAt', 'is', null);
 
   return {
     transaction: (work) => db.transaction().execute(work),
@@ -256,37 +256,36 @@ export function createMailStore(db: Db, dialect: Dialect): MailStore {
         .execute();
     },
 
+    // Two statements whatever the uuid is: the update, and the look that tells "already so" from "not yours".
     async setRead(trx, userId, uuid, isRead) {
-      const messageId = await mailIdOf(trx, uuid);
-      if (messageId === undefined) return undefined;
       const flag = isRead ? 1 : 0;
       const changed = await trx
         .updateTable('mailboxEntries')
         .set({ isRead: flag })
         .where('userId', '=', userId)
         .where('box', '=', 'inbox')
-        .where('messageId', '=', messageId)
+        .where('messageId', '=', mailIdOf(uuid))
         .where('isRead', '<>', flag)
+        .returning('messageId')
         .executeTakeFirst();
-      if (Number(changed.numUpdatedRows) === 1) return { messageId, changed: true };
+      if (changed) return { messageId: changed.messageId, changed: true };
       const held = await trx
         .selectFrom('mailboxEntries')
         .select('messageId')
         .where('userId', '=', userId)
         .where('box', '=', 'inbox')
-        .where('messageId', '=', messageId)
+        .where('messageId', '=', mailIdOf(uuid))
         .executeTakeFirst();
-      return held ? { messageId, changed: false } : undefined;
+      return held ? { messageId: held.messageId, changed: false } : undefined;
     },
 
+    // One statement whatever the uuid is.
     async deleteEntries(trx, userId, uuid) {
-      const messageId = await mailIdOf(trx, uuid);
-      if (messageId === undefined) return undefined;
       const deleted = await trx
         .deleteFrom('mailboxEntries')
         .where('userId', '=', userId)
         .where('box', 'in', ['inbox', 'sent'])
-        .where('messageId', '=', messageId)
+        .where('messageId', '=', mailIdOf(uuid))
         .returning(['box', 'isRead'])
         .execute();
       if (deleted.length === 0) return undefined;
