@@ -149,7 +149,7 @@ describeEachDialect('baud import enigma', (dialect) => {
     expect(summary.counts.calls).toMatchObject({ found: 8, imported: 8 });
     expect(summary.skipped).toContainEqual({
       kind: 'messages',
-      reason: 'private mail: kept, never served',
+      reason: 'private mail: served to its sender and its recipient only',
       count: 5,
     });
     expect(summary.skipped).toContainEqual({
