@@ -342,9 +342,12 @@ export function createMailStore(db: Db, dialect: Dialect): MailStore {
     async searchMail(userId, query, request) {
       const match = await indexMatch(db, dialect, 'message_search', query);
       if (match === null) return { items: [], nextKey: null };
-      const before = request.afterKey === null ? sql`` : sql`AND m.id < ${request.afterKey}`;
+      const before = request.afterKey === null ? sql`` : sql`AND ${match.id} < ${request.afterKey}`;
       // Only mail the caller holds: the EXISTS is a primary key lookup per match (never a join
-      // that could repeat a mail to oneself), and nobody else's entries are ever read.
+      // that could repeat a mail to oneself), and nobody else's entries are ever read. Ordered
+      // by the index's own key, as message search is: FTS5 then hands out matches newest first
+      // and the walk stops at the page (no sort of every match); a word common on the board
+      // still costs a walk past the newer public matches, within the search budget.
       const { rows } = await sql<MailDetailRow & Pick<MessagesTable, 'body'>>`
         SELECT m.id AS message_id, m.uuid, m.from_user_name, m.to_user_name, m.subject, m.timestamp, m.body,
                CASE WHEN EXISTS (SELECT 1 FROM mailbox_entries r WHERE r.user_id = ${userId} AND r.box = 'inbox'
@@ -356,7 +359,7 @@ export function createMailStore(db: Db, dialect: Dialect): MailStore {
          WHERE ${match.condition} AND m.area_tag = ${MAIL_AREA_TAG} AND m.deleted_at IS NULL ${before}
            AND EXISTS (SELECT 1 FROM mailbox_entries e WHERE e.user_id = ${userId}
                         AND e.box IN ('inbox', 'sent') AND e.message_id = m.id)
-         ORDER BY m.id DESC
+         ORDER BY ${match.id} DESC
          LIMIT ${rowsToFetch(request)}`.execute(db);
       return pageFromRows(
         rows.map((row) => ({ ...row, messageId: Number(row.messageId), isRead: Number(row.isRead) })),

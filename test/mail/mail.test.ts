@@ -332,5 +332,15 @@ describeEachDialect('private mail', (dialect) => {
     expect((await get(alice, '/mail/search?q=zeppelin')).json().data).toHaveLength(1);
     expect((await get(carol, '/mail/search?q=zeppelin AND plans')).json().data).toEqual([]);
     expect((await get(bob, '/mail/search?q=')).statusCode).toBe(400);
+    const quokkas: string[] = [];
+    for (let n = 0; n < 3; n += 1)
+      quokkas.push((await sendOk(alice, { to: 'bob', subject: `Quokka ${n}`, body: 'b' })).uuid);
+    const first = await get(bob, '/mail/search?q=quokka&limit=2');
+    expect(first.json().data.map((mail: { uuid: string }) => mail.uuid)).toEqual([quokkas[2], quokkas[1]]);
+    const cursor = encodeURIComponent(first.json().meta.nextCursor);
+    const second = await get(bob, `/mail/search?q=quokka&limit=2&cursor=${cursor}`);
+    expect(second.json().data.map((mail: { uuid: string }) => mail.uuid)).toEqual([quokkas[0]]);
+    expect(second.json().meta.nextCursor).toBeNull();
+    expect((await get(bob, `/mail/search?q=zeppelin&limit=2&cursor=${cursor}`)).statusCode).toBe(400);
   });
 });
