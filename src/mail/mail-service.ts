@@ -88,7 +88,11 @@ export interface MailService {
   getMail(caller: Caller, uuid: string, shouldStrip?: boolean): Promise<MailDetail>;
   /** The recipient's read flag; a sender's own copy or another's mail → 404 like an unknown uuid. */
   setRead(caller: Caller, uuid: string, isRead: boolean, shouldStrip?: boolean): Promise<MailDetail>;
-  /** Removes the mail from the caller's boxes only: the other party keeps theirs. */
+  /**
+   * Removes the mail from the caller's boxes only: the other party keeps theirs. Once nobody
+   * holds it, it is marked deleted, its subject and body blanked and its words taken out of the
+   * search index, in the same transaction.
+   */
   deleteMail(caller: Caller, uuid: string): Promise<void>;
   searchMail(caller: Caller, q: string, request: PageRequest, shouldStrip?: boolean): Promise<Page<FoundMail>>;
   unreadCount(caller: Caller): Promise<number>;
@@ -284,10 +288,16 @@ export function createMailService(deps: {
     async deleteMail(caller, uuid) {
       const { user } = userOf(caller);
       const key = uuidKey(uuid);
-      await store.transaction(async (trx) => {
+      await messages.transaction(async (queries, trx) => {
         const deleted = await store.deleteEntries(trx, user.id, key);
         if (!deleted) throw notFound(uuid);
         if (deleted.unreadRemoved > 0) await store.addToUnreadCount(trx, user.id, -deleted.unreadRemoved);
+        // Nobody can read it any more: its text goes, from the row and from the search index.
+        if (!(await store.isHeld(trx, deleted.messageId))) {
+          await queries.markDeleted(deleted.messageId, clock.now().toISOString());
+          await queries.removeFromLiveCounts(MAIL_AREA_TAG, deleted.messageId);
+          await store.blankMail(trx, deleted.messageId);
+        }
       });
     },
 

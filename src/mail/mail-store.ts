@@ -82,10 +82,20 @@ export interface MailStore {
     isRead: boolean,
   ): Promise<{ messageId: number; changed: boolean } | undefined>;
   /**
-   * Deletes the user's entries of `uuid` (both boxes, for a mail to oneself); returns how many went
-   * and how many of them were unread inbox entries, or undefined when the user held none.
+   * Deletes the user's entries of `uuid` (both boxes, for a mail to oneself); returns the mail's id
+   * and how many of the entries were unread inbox entries, or undefined when the user held none.
+   * On PostgreSQL it first locks the mail's row, whosever it is: two parties deleting at once run
+   * one after the other, so the second sees that nobody holds the mail any more.
    */
-  deleteEntries(trx: Executor, userId: number, uuid: string): Promise<{ unreadRemoved: number } | undefined>;
+  deleteEntries(
+    trx: Executor,
+    userId: number,
+    uuid: string,
+  ): Promise<{ messageId: number; unreadRemoved: number } | undefined>;
+  /** Whether anybody still holds the mail in a box. */
+  isHeld(trx: Executor, messageId: number): Promise<boolean>;
+  /** Blanks the subject and body of a mail nobody holds any more (its row stays: replies hang on it). */
+  blankMail(trx: Executor, messageId: number): Promise<void>;
   /** The user's unread inbox entries: one row by primary key. */
   unreadCount(userId: number): Promise<number>;
   /** Whether `userId` blocked `blockedUserId` (one primary key lookup). */
@@ -279,17 +289,50 @@ export function createMailStore(db: Db, dialect: Dialect): MailStore {
       return held ? { messageId: held.messageId, changed: false } : undefined;
     },
 
-    // One statement whatever the uuid is.
+    // The same statements whatever the uuid is: the lock (PostgreSQL), and the delete. SQLite
+    // needs no lock (one writer at a time) and must not read first: a transaction that reads
+    // before it writes cannot wait for another node's write lock, it fails at once.
     async deleteEntries(trx, userId, uuid) {
+      if (dialect === 'postgres') {
+        await trx
+          .selectFrom('messages')
+          .select('id')
+          .where('uuid', '=', uuid)
+          .where('areaTag', '=', MAIL_AREA_TAG)
+          .where('deletedAt', 'is', null)
+          .forUpdate()
+          .executeTakeFirst();
+      }
       const deleted = await trx
         .deleteFrom('mailboxEntries')
         .where('userId', '=', userId)
         .where('box', 'in', ['inbox', 'sent'])
         .where('messageId', '=', mailIdOf(uuid))
-        .returning(['box', 'isRead'])
+        .returning(['messageId', 'box', 'isRead'])
         .execute();
-      if (deleted.length === 0) return undefined;
-      return { unreadRemoved: deleted.filter((entry) => entry.box === 'inbox' && entry.isRead === 0).length };
+      const [first] = deleted;
+      if (first === undefined) return undefined;
+      const unreadRemoved = deleted.filter((entry) => entry.box === 'inbox' && entry.isRead === 0).length;
+      return { messageId: first.messageId, unreadRemoved };
+    },
+
+    async isHeld(trx, messageId) {
+      const row = await trx
+        .selectFrom('mailboxEntries')
+        .select('userId')
+        .where('messageId', '=', messageId)
+        .limit(1)
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+
+    async blankMail(trx, messageId) {
+      await trx
+        .updateTable('messages')
+        .set({ subject: '', body: '' })
+        .where('id', '=', messageId)
+        .where('areaTag', '=', MAIL_AREA_TAG)
+        .execute();
     },
 
     async unreadCount(userId) {

@@ -153,6 +153,19 @@ describeEachDialect('private mail', (dialect) => {
     );
     expect((await get(alice, `/mail/${uuid}`)).statusCode).toBe(200);
     expect((await get(alice, '/mail?box=sent')).json().data.map((mail: { uuid: string }) => mail.uuid)).toContain(uuid);
+    const row = () =>
+      board.board.db
+        .selectFrom('messages')
+        .select(['subject', 'body', 'deletedAt'])
+        .where('uuid', '=', uuid)
+        .executeTakeFirstOrThrow();
+    expect(await row()).toEqual({ subject: 'Delete me', body: 'Gone for you.', deletedAt: null });
+    // Once nobody holds it, its text leaves the database's row and the search index.
+    expect((await board.app.inject({ method: 'DELETE', url: `${API}/mail/${uuid}`, headers: alice })).statusCode).toBe(
+      204,
+    );
+    expect(await row()).toEqual({ subject: '', body: '', deletedAt: clock.now().toISOString() });
+    expect((await get(alice, `/mail/${uuid}`)).statusCode).toBe(404);
   });
 
   it('refuses unknown, pending and locked recipients with one answer', async () => {
