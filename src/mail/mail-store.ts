@@ -300,7 +300,9 @@ export function createMailStore(db: Db, dialect: Dialect): MailStore {
           .where('uuid', '=', uuid)
           .where('areaTag', '=', MAIL_AREA_TAG)
           .where('deletedAt', 'is', null)
-          .forUpdate()
+          // NO KEY UPDATE: a reply being sent to this mail (its foreign key takes KEY SHARE on the
+          // row, after the recipient's unread count) must not wait for this lock, which waits for that count.
+          .forNoKeyUpdate()
           .executeTakeFirst();
       }
       const deleted = await trx

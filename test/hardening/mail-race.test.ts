@@ -140,6 +140,17 @@ describeEachDialect('private mail on two nodes', (dialect) => {
     }
   });
 
+  it('lets a reply to a mail and its deletion by the reply’s recipient run at once without a deadlock', async () => {
+    for (let round = 0; round < 5; round += 1) {
+      const { uuid } = (await inject('A', 'POST', '/mail', alice, { to: 'bob', subject: 'Ask', body: '?' })).json();
+      const [deleted, replied] = await Promise.all([
+        inject('A', 'DELETE', `/mail/${uuid}`, alice),
+        inject(racingNode(), 'POST', '/mail', bob, { to: 'alice', subject: 'Re: Ask', body: '!', replyToUuid: uuid }),
+      ]);
+      expect([deleted?.statusCode, replied?.statusCode]).toEqual([204, 201]);
+    }
+  });
+
   it('answers probes for other people’s mail exactly as probes for nothing, on either node', async () => {
     const theirs = (
       await inject('A', 'POST', '/mail', alice, { to: 'bob', subject: 'Ours', body: 'Only ours.' })
