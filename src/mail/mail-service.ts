@@ -56,7 +56,7 @@ const MAIL_SUBJECT = 'mail:';
 
 /** The cursor list id of a box: a cursor of the inbox is refused by the sent box, and by the unread list. */
 export function mailBoxListId(box: MailBox, unreadOnly: boolean): string {
-  return `mail:${box}:${unreadOnly && box === 'inbox' ? 'unread' : 'all'}`;
+  return `mail:${box}:${unreadOnly ? 'unread' : 'all'}`;
 }
 
 /** The cursor list id of a mail search: a cursor of one search is refused by any other. */
@@ -268,6 +268,8 @@ export function createMailService(deps: {
 
     async listBox(caller, box, unreadOnly, request, shouldStrip = true) {
       const { user } = userOf(caller);
+      // Your own sent copies are read: no unread mail there, and no scan of the box to find none.
+      if (unreadOnly && box === 'sent') return { items: [], nextKey: null };
       const page = await store.listBox(user.id, { ...request, box, unreadOnly });
       return mapPage(page, (row) => presentSummary(row, shouldStrip));
     },

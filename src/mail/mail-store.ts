@@ -174,7 +174,7 @@ export function boxPageQuery(db: Db, p: BoxPageParams, box: MailBox, unreadOnly:
 }
 
 function isUnreadKey(box: MailBox, unreadOnly: boolean): `${MailBox} ${boolean}` {
-  return `${box} ${unreadOnly && box === 'inbox'}`;
+  return `${box} ${unreadOnly}`;
 }
 
 /** Every query of private mail: the mailbox entries, the unread counts and the block lists. */
@@ -183,7 +183,7 @@ export function createMailStore(db: Db, dialect: Dialect): MailStore {
     (['inbox', 'sent'] as const).flatMap((box) =>
       [false, true].map((unreadOnly) => [
         isUnreadKey(box, unreadOnly),
-        prepareQuery(db, (p: BoxPageParams) => boxPageQuery(db, p, box, unreadOnly && box === 'inbox')),
+        prepareQuery(db, (p: BoxPageParams) => boxPageQuery(db, p, box, unreadOnly)),
       ]),
     ),
   );

@@ -80,6 +80,7 @@ describeEachDialect('private mail', (dialect) => {
     });
     expect((await get(alice, '/mail?box=sent')).json().data).toEqual([summary]);
     expect((await get(alice, '/mail')).json().data).toEqual([]);
+    expect((await get(alice, '/mail?box=sent&unread=true')).json().data).toEqual([]);
     expect((await get(bob, `/mail/${mail.uuid}`)).json()).toEqual({ ...mail, read: false });
     expect((await get(alice, `/mail/${mail.uuid}`)).json()).toEqual(mail);
     expect(await unreadMailOf(bob)).toBe(1);
