@@ -167,7 +167,7 @@ function boxRows(db: Db, p: BoxPageParams, box: MailBox, unreadOnly: boolean) {
  * One page of a box, newest first: a backward range scan of the primary key (user_id, box,
  * message_id) — or of `mailbox_unread` for the unread inbox — from `atMostId`, each row joined to
  * its mail by primary key. Its cost is the page's, whether the box holds ten mails or 100,000
- * (test/db/query-plans.test.ts checks the plans).
+ * (test/db/mail-query-plans.test.ts checks the plans).
  */
 export function boxPageQuery(db: Db, p: BoxPageParams, box: MailBox, unreadOnly: boolean) {
   return boxRows(db, p, box, unreadOnly).select(BOX_COLUMNS).orderBy('e.messageId', 'desc').limit(p.limit);
@@ -187,7 +187,8 @@ export function createMailStore(db: Db, dialect: Dialect): MailStore {
       ]),
     ),
   );
-  // The entry's user and the uuid decide together: one statement, one index lookup each way.
+  // The entry's user and the uuid decide together, in one statement: the uuid's unique index, then
+  // the entries of that message (`mailbox_entries_message`), the caller's kept.
   const mailOf = prepareQuery(db, (p: { userId: number; uuid: string }) =>
     db
       .selectFrom('messages as m')
