@@ -177,14 +177,20 @@ describeEachDialect('private mail on two nodes', (dialect) => {
         expect(await shapeOf(node, method, theirs)).toEqual(await shapeOf(node, method, nothing));
       }
     }
-    // The same statements, in the same order, for another's mail as for no mail at all.
+    // The same statements, in the same order, for another's mail as for no mail at all. The
+    // node's own work (its event log poll, a caller's cache running out) only ever adds
+    // statements: the shortest of a few runs is the request's.
     const statementsOf = async (method: 'GET' | 'PATCH' | 'DELETE', uuid: string) => {
       await shapeOf('A', method, uuid); // warm: the caller and the token are remembered after this
-      const operations: string[] = [];
-      nodeA.board.database.onQuery((timing) => operations.push(`${timing.operation}${timing.failed ? '!' : ''}`));
-      await shapeOf('A', method, uuid);
-      nodeA.board.database.onQuery(() => {});
-      return operations;
+      const runs: string[][] = [];
+      for (let run = 0; run < 5; run += 1) {
+        const operations: string[] = [];
+        nodeA.board.database.onQuery((timing) => operations.push(`${timing.operation}${timing.failed ? '!' : ''}`));
+        await shapeOf('A', method, uuid);
+        nodeA.board.database.onQuery(() => {});
+        runs.push(operations);
+      }
+      return runs.reduce((shortest, run) => (run.length < shortest.length ? run : shortest));
     };
     for (const method of ['GET', 'PATCH', 'DELETE'] as const) {
       const forTheirs = await statementsOf(method, theirs);
