@@ -41,6 +41,8 @@ interface ThreadPage {
 
 const WALK_LIMIT = 100;
 const listPath = `/messages/areas/${MESSAGE_AREA}/messages`;
+/** Mails in the reader's inbox: more than a page. (That a 100,000-mail box pages alike is a query-plan test's.) */
+const INBOX_MAILS = 40;
 
 /**
  * Follows `nextCursor` through the whole area in `order`, 100 messages a page, counting them
@@ -293,6 +295,17 @@ export async function runDatabase(options: {
     headers: { ...JSON_HEADERS, ...(await bearer()) },
     body: JSON.stringify({ lastReadMessageId: pointerAfterMessage }),
   });
+  // A full inbox page 1 for the reader: mail from the login user (its own session, its own token).
+  const mailSender = {
+    authorization: `Bearer ${await logIn(apiUrl, board.loginUser.username, board.loginUser.password)}`,
+  };
+  for (let n = 0; n < INBOX_MAILS; n += 1) {
+    await requestJson(`${apiUrl}/mail`, 201, {
+      method: 'POST',
+      headers: { ...JSON_HEADERS, ...mailSender },
+      body: JSON.stringify({ to: reader.username, subject: `Mail ${n}`, body: 'A mail for the inbox page.' }),
+    });
+  }
   const scenarios = issueScenarios({
     listPath,
     deepPath,
@@ -308,6 +321,7 @@ export async function runDatabase(options: {
     detailUuid: detailUuid ?? 'missing',
     apiKey: board.apiKey,
     loginUser: board.loginUser,
+    mailRecipient: board.loginUser.username,
     bearer,
     readConnections: settings.readConnections,
     writeConnections: settings.writeConnections,

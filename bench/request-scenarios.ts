@@ -137,6 +137,8 @@ export function issueScenarios(board: {
   readonly areaPath: string;
   readonly apiKey: string;
   readonly loginUser: Account;
+  /** The reader's inbox holds mail (its page 1 is full); `send` mails this user. */
+  readonly mailRecipient: string;
   readonly bearer: () => Promise<Record<string, string>>;
   readonly readConnections: number;
   readonly writeConnections: number;
@@ -214,6 +216,7 @@ export function issueScenarios(board: {
         '/messages/search?q=%22lazy%20dog%22',
         await board.bearer(),
       ),
+    async () => get('inbox-page', 'inbox page 1 (25), JWT', '/mail?limit=25', await board.bearer()),
     async () => ({
       id: 'post',
       title: `post a message, JWT (${write} connections)`,
@@ -221,6 +224,20 @@ export function issueScenarios(board: {
       path: board.listPath,
       headers: { ...JSON_HEADERS, ...(await board.bearer()) },
       body: JSON.stringify({ subject: 'Benchmark post', message: 'Posted by npm run bench. '.repeat(16) }),
+      expectedStatus: 201,
+      connections: write,
+    }),
+    async () => ({
+      id: 'send',
+      title: `send a mail, JWT (${write} connections)`,
+      method: 'POST',
+      path: '/mail',
+      headers: { ...JSON_HEADERS, ...(await board.bearer()) },
+      body: JSON.stringify({
+        to: board.mailRecipient,
+        subject: 'Benchmark mail',
+        body: 'Sent by npm run bench. '.repeat(16),
+      }),
       expectedStatus: 201,
       connections: write,
     }),

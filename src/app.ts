@@ -25,6 +25,7 @@ import { authRoutes } from './http/routes/auth-routes.js';
 import { registerEventRoutes } from './http/routes/event-routes.js';
 import { fileRoutes } from './http/routes/file-routes.js';
 import { type NodeLifecycle, registerHealthRoutes } from './http/routes/health-routes.js';
+import { registerMailRoutes } from './http/routes/mail-routes.js';
 import { registerMessageRoutes } from './http/routes/message-routes.js';
 import { registerSystemRoutes } from './http/routes/system-routes.js';
 import { registerUserRoutes } from './http/routes/user-routes.js';
@@ -175,6 +176,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
       await api.register(authRoutes, { board });
       registerUserRoutes(api, board);
       registerMessageRoutes(api, board, cursors);
+      registerMailRoutes(api, board, cursors);
       await api.register(fileRoutes, { board, cursors });
       if (live) registerEventRoutes(api, board, live.eventStreams);
       registerWebhookRoutes(api, board, cursors);
@@ -235,8 +237,9 @@ function installRequestMetrics(app: FastifyInstance, metrics: BoardMetrics): voi
 const API_TAGS = [
   { name: 'system', description: 'Board information, statistics, nodes and last callers.' },
   { name: 'auth', description: 'Apply for an account, log in, refresh the access token, log out.' },
-  { name: 'users', description: 'Your profile and other users’ public profiles.' },
+  { name: 'users', description: 'Your profile, the users whose mail you block, and other users’ public profiles.' },
   { name: 'messages', description: 'Conferences, areas, messages, threads, new-scan and search.' },
+  { name: 'mail', description: 'Private mail between two users: boxes, reading, sending, search.' },
   { name: 'files', description: 'File areas, files, uploads, downloads and search.' },
   { name: 'events', description: 'The live event stream (Server-Sent Events).' },
   { name: 'webhooks', description: 'Signed deliveries of events to your own URLs.' },

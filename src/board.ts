@@ -28,6 +28,8 @@ import type { StreamObserver } from './events/stream-registry.js';
 import { type FileService, openFileBase } from './files/file-service.js';
 import { createFileStore } from './files/file-store.js';
 import { createIdentityChanges, type IdentityChanges } from './identity-changes.js';
+import { createMailService, type MailService } from './mail/mail-service.js';
+import { createMailStore } from './mail/mail-store.js';
 import { createMessageService, type MessageService } from './messages/message-service.js';
 import { createMessageStore, type MessageStore } from './messages/message-store.js';
 import { registerRelevanceFunction } from './search/full-text-index.js';
@@ -84,6 +86,8 @@ export interface Board {
   /** Who may see which event. */
   readonly mayCallerSee: EventVisibility;
   readonly messages: MessageService;
+  /** Private mail between two users, and their block lists. */
+  readonly mail: MailService;
   /** How many searches this node runs at once (the message and file services search within it). */
   readonly searchBudget: SearchBudget;
   readonly webhooks: WebhookService;
@@ -186,6 +190,16 @@ async function assembleBoard(
     events,
     mayCallerSee: createEventVisibility({ config, areas, access }),
     messages,
+    mail: createMailService({
+      store: stores.mail,
+      messages: stores.messages,
+      users: stores.users,
+      windows: stores.loginAttempts,
+      events,
+      clock,
+      searchBudget,
+      limits: config.mail,
+    }),
     searchBudget,
     webhooks: createWebhookService({ store: stores.webhooks, log: events, config, clock, boardSecret: webhookSecret }),
     webhookSending: { store: stores.webhooks, boardSecret: webhookSecret },
@@ -216,6 +230,7 @@ function createStores(database: Database, clock: Clock, identityChanges: Identit
     loginAttempts: createLoginAttemptStore(db),
     system: createSystemStore(db),
     messages: createMessageStore(database, clock),
+    mail: createMailStore(db, database.dialect),
     files: createFileStore(database, users),
     webhooks: createWebhookStore(db, database.dialect),
     audit: createAuditStore(db),

@@ -88,6 +88,16 @@ export const ERROR_CODES = {
   'message.not-found': { status: 404, detail: 'No message has this id or uuid, or the caller may not read it.' },
   'message.ids-exhausted': { status: 503, detail: 'The board has used every message id: no message can be posted.' },
 
+  'mail.invalid-reply-target': { status: 400, detail: 'The mail replied to is not a mail of the caller.' },
+  'mail.cannot-block-self': { status: 400, detail: 'A user cannot block themselves.' },
+  'mail.sender-blocked': { status: 403, detail: 'The recipient does not take mail from the caller.' },
+  'mail.not-found': { status: 404, detail: 'No mail of the caller has this uuid.' },
+  'mail.recipient-not-found': { status: 404, detail: 'No user can receive mail under this name.' },
+  'mail.too-many': {
+    status: 429,
+    detail: 'The caller sent as many mails as a window allows; wait `Retry-After` seconds.',
+  },
+
   'search.query-empty': { status: 400, detail: 'The search query `q` is empty.' },
   'search.query-too-long': { status: 400, detail: 'The search query `q` is too long.' },
   'search.too-many-terms': { status: 400, detail: 'The search query `q` has too many terms.' },

@@ -157,6 +157,15 @@ export const ConfigSchema = Type.Object(
       },
       { ...Strict, default: {} },
     ),
+    // Private mail (docs/api-notes.md "Private mail"): new mails one sender may send per window,
+    // counted in the database so the limit holds across every node.
+    mail: Type.Object(
+      {
+        maxSendsPerWindow: Type.Integer({ default: 30, minimum: 1, maximum: 1_000_000 }),
+        sendWindowSeconds: Type.Integer({ default: 600, minimum: 1, maximum: 86_400 }),
+      },
+      { ...Strict, default: {} },
+    ),
     users: Type.Object(
       {
         defaultGroups: Type.Array(Type.String({ minLength: 1 }), { default: ['users'] }),

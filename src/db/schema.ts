@@ -27,6 +27,9 @@ export interface Tables {
   auditLog: AuditLogTable;
   totpCredentials: TotpCredentialsTable;
   totpRecoveryCodes: TotpRecoveryCodesTable;
+  mailboxEntries: MailboxEntriesTable;
+  mailCounts: MailCountsTable;
+  mailBlocks: MailBlocksTable;
 }
 
 type Timestamp = string;
@@ -293,4 +296,26 @@ export interface TotpCredentialsTable {
 export interface TotpRecoveryCodesTable {
   userId: number;
   codeHash: string;
+}
+
+/** Who holds which private mail, in which box (src/mail/mail-store.ts); the mail is a `messages` row of `private_mail`. */
+export interface MailboxEntriesTable {
+  userId: number;
+  box: 'inbox' | 'sent';
+  messageId: number;
+  /** 1 once the recipient marked it read; sent entries are always 1. */
+  isRead: number;
+}
+
+/** The unread inbox entries of each user, kept with every change to them. */
+export interface MailCountsTable {
+  userId: number;
+  unreadCount: number;
+}
+
+/** A user (`userId`) refuses new mail from `blockedUserId`. */
+export interface MailBlocksTable {
+  userId: number;
+  blockedUserId: number;
+  blockedAt: Timestamp;
 }

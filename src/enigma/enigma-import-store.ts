@@ -4,6 +4,7 @@ import type { Tables } from '../db/schema.js';
 import { readSetting, writeSetting } from '../db/settings-store.js';
 import { indexFiles } from '../files/file-search-store.js';
 import { freeFileName } from '../files/file-store.js';
+import { importedMailEntries, MAIL_AREA_TAG } from '../mail/mail-store.js';
 import { addToLiveCounts } from '../messages/message-live-counts.js';
 import { threadPlacesOf } from '../messages/message-reads.js';
 import { indexMessages } from '../messages/message-search-store.js';
@@ -249,6 +250,17 @@ export function createEnigmaImportStore(database: Database): EnigmaImportStore {
         await insertInChunks(rows, (chunk) => trx.insertInto('messages').values(chunk).execute());
         await indexMessages(trx, dialect, rows);
         await addToLiveCounts(trx, rows, 1);
+        // Private mail is served to the two people it is between: their mailbox entries go in with it.
+        const mails = rows.filter((row) => row.areaTag === MAIL_AREA_TAG);
+        if (mails.length === 0) return;
+        const keys = [...new Set(mails.map((mail) => usernameKey(mail.toUserName)))];
+        const recipients = await trx
+          .selectFrom('users')
+          .select(['id', 'usernameKey'])
+          .where('usernameKey', 'in', keys)
+          .execute();
+        const entries = importedMailEntries(mails, new Map(recipients.map((user) => [user.usernameKey, user.id])));
+        await insertInChunks(entries, (chunk) => trx.insertInto('mailboxEntries').values(chunk).execute());
       });
     },
 

@@ -89,7 +89,7 @@ export interface ImportOptions {
   readonly now?: () => Date;
 }
 
-/** Where a private mail message lives in ENiGMA½: not an area of its config, and never served by baud. */
+/** Where a private mail message lives in ENiGMA½: not an area of its config; baud serves it through /mail only (src/mail). */
 const PRIVATE_MAIL_AREA = 'private_mail';
 
 /** Tallies what happened, kind by kind, and every reason something was left behind. */
@@ -472,7 +472,8 @@ async function importMessages(
       }
       const extras = messageExtras(message.meta, userIds);
       for (const name of extras.unmapped) tally.note('messages', `meta "${name}" has no place in baud: not kept`);
-      if (message.areaTag === PRIVATE_MAIL_AREA) tally.note('messages', 'private mail: kept, never served');
+      if (message.areaTag === PRIVATE_MAIL_AREA)
+        tally.note('messages', 'private mail: served to its sender and its recipient only');
       else if (!configuredAreas.has(message.areaTag)) {
         tally.note('messages', `area "${message.areaTag}" is not in ENiGMA½'s configuration: kept, not served`);
       }

@@ -13,6 +13,7 @@ export const EVENT_TYPES = [
   'user.login',
   'user.registered',
   'pointer.updated',
+  'mail.received',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -23,7 +24,10 @@ export interface BoardEvent {
   readonly type: EventType;
   /** The message or file area it happened in; null for logins. */
   readonly areaTag: string | null;
-  /** The user it belongs to: a pointer's owner, the user who logged in or registered; else null. */
+  /**
+   * The user it belongs to: a pointer's owner, the user who logged in or registered, a mail's
+   * recipient; else null.
+   */
   readonly userId: number | null;
   readonly createdAt: string;
   readonly data: Readonly<Record<string, unknown>>;

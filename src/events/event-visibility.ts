@@ -12,7 +12,8 @@ export type EventVisibility = (caller: Caller, event: BoardEvent) => boolean;
  * a message event needs read access to its area (ACS, or the allowlist for anonymous callers;
  * blocked areas such as private mail never), a file event read access to its file area, a
  * login the last-callers list, a registration is for sysops (who approve it), and a pointer is
- * its owner's alone.
+ * its owner's alone, as a received mail is its recipient's (sysops included: they never see
+ * other people's mail).
  */
 export function createEventVisibility(deps: {
   config: Config;
@@ -38,6 +39,7 @@ export function createEventVisibility(deps: {
       case 'user.registered':
         return isSysop(caller);
       case 'pointer.updated':
+      case 'mail.received':
         return caller.kind === 'user' && caller.user.id === event.userId;
     }
   };

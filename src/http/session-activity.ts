@@ -6,6 +6,8 @@ import { syncHook } from './sync-hook.js';
 const ACTIONS: readonly { prefix: string; read: string; write: string }[] = [
   { prefix: '/messages', read: 'Reading messages', write: 'Writing messages' },
   { prefix: '/files', read: 'Browsing files', write: 'Uploading files' },
+  // What a BBS node list has always shown: that someone is in the mail, never whose or what.
+  { prefix: '/mail', read: 'Reading mail', write: 'Writing mail' },
   { prefix: '/users', read: 'Viewing profiles', write: 'Editing profile' },
   { prefix: '/system', read: 'Reading board information', write: 'Reading board information' },
   { prefix: '/auth', read: 'Logging in', write: 'Logging in' },

@@ -83,6 +83,30 @@ describeEachDialect('the typed client', (dialect) => {
     await expect(client.refresh()).rejects.toMatchObject({ status: 401 });
   });
 
+  it('sends, lists, reads and marks private mail, typed', async () => {
+    await board.userWithToken('bob', { password: PASSWORD });
+    const alice = createBaudClient({ baseUrl });
+    await alice.login('alice', PASSWORD);
+    const sent = await alice.api.POST('/_baud/api/v1/mail', {
+      body: { to: 'bob', subject: 'Typed mail', body: 'From the client.' },
+    });
+    expect(sent.response.status).toBe(201);
+    const bob = createBaudClient({ baseUrl });
+    await bob.login('bob', PASSWORD);
+    const inbox: string[] = [];
+    for await (const mail of bob.items('/_baud/api/v1/mail', { query: { box: 'inbox', limit: 10 } })) {
+      inbox.push(mail.subject);
+    }
+    expect(inbox).toEqual(['Typed mail']);
+    const uuid = sent.data?.uuid ?? '';
+    const read = await bob.api.PATCH('/_baud/api/v1/mail/{uuid}', { params: { path: { uuid } }, body: { read: true } });
+    expect(read.data?.read).toBe(true);
+    expect((await bob.api.GET('/_baud/api/v1/users/me')).data?.unreadMail).toBe(0);
+    await expect(
+      alice.api.PATCH('/_baud/api/v1/mail/{uuid}', { params: { path: { uuid } }, body: { read: true } }),
+    ).rejects.toMatchObject({ status: 404, code: 'mail.not-found' });
+  });
+
   it('refreshes once for callers that ask at the same time, so the rotated cookie is not reused', async () => {
     let refreshes = 0;
     const counting = createBaudClient({

@@ -149,7 +149,7 @@ describeEachDialect('baud import enigma', (dialect) => {
     expect(summary.counts.calls).toMatchObject({ found: 8, imported: 8 });
     expect(summary.skipped).toContainEqual({
       kind: 'messages',
-      reason: 'private mail: kept, never served',
+      reason: 'private mail: served to its sender and its recipient only',
       count: 5,
     });
     expect(summary.skipped).toContainEqual({
@@ -236,7 +236,7 @@ describeEachDialect('baud import enigma', (dialect) => {
     expect((await api('/messages/areas/pub_secret_stuff/messages?limit=1')).status).toBe(401);
   });
 
-  it('never serves private mail, to its sender or its recipient', async () => {
+  it('never serves private mail as messages, to its sender or its recipient', async () => {
     for (const [username, id] of [
       ['alice', 2169],
       ['bob', 2169],
@@ -260,6 +260,40 @@ describeEachDialect('baud import enigma', (dialect) => {
     expect(
       found.filter((message) => message.areaTag === 'private_mail' || [2169, 2170].includes(message.messageId)),
     ).toEqual([]);
+  });
+
+  it('serves imported private mail to its sender and its recipient only, with its reply links, under both prefixes', async () => {
+    const uuidOf = (id: number) => fixtureMessages.find((row) => row.message_id === id)?.message_uuid;
+    const boxOf = async (username: string, box: 'inbox' | 'sent', prefix = '/_baud/api/v1') =>
+      (
+        await allPages<{ messageId: number; replyToUuid: string | null; read: boolean }>(
+          `${prefix}/mail?box=${box}&limit=100`,
+          await tokenOf(username),
+        )
+      ).map((mail) => [mail.messageId, mail.replyToUuid, mail.read]);
+    expect(await boxOf('alice', 'inbox')).toEqual([[2170, uuidOf(2169), true]]);
+    expect(await boxOf('alice', 'sent')).toEqual([[2169, null, true]]);
+    expect(await boxOf('bob', 'inbox')).toEqual([[2169, null, true]]);
+    expect(await boxOf('bob', 'sent', '/_enig/api/v1')).toEqual([[2170, uuidOf(2169), true]]);
+    expect(await boxOf('sysop', 'inbox')).toEqual([]);
+    expect(await boxOf('sysop', 'sent')).toEqual([[2171, null, true]]);
+    expect(await boxOf('carol', 'inbox')).toEqual([[2173, uuidOf(2172), true]]);
+    const erin = { authorization: `Bearer ${await tokenOf('erin')}` };
+    const art = (await (await api(`/mail/${uuidOf(2172)}`, { headers: erin })).json()) as Record<string, unknown>;
+    expect(art).toMatchObject({ from: 'carol', to: 'erin', subject: 'Art pack preview', read: true });
+    for (const username of ['carol', 'sysop']) {
+      const response = await api(`/mail/${uuidOf(2169)}`, {
+        headers: { authorization: `Bearer ${await tokenOf(username)}` },
+      });
+      expect(response.status, username).toBe(404);
+    }
+    const alice = { authorization: `Bearer ${await tokenOf('alice')}` };
+    const me = (await (await api('/users/me', { headers: alice })).json()) as { unreadMail: number };
+    expect(me.unreadMail).toBe(0);
+    const found = (await (await api('/mail/search?q=binkd', { headers: alice })).json()) as {
+      data: { messageId: number }[];
+    };
+    expect(found.data.map((mail) => mail.messageId)).toEqual([2170, 2169]);
   });
 
   it('serves every imported file byte for byte, with its description, tags and download count', async () => {

@@ -64,6 +64,15 @@ const COMMUNITY_ENDPOINTS = [
   'POST /users/me/totp/confirm',
   'DELETE /users/me/totp',
   'DELETE /admin/users/{username}/totp',
+  'POST /mail',
+  'GET /mail',
+  'GET /mail/search',
+  'GET /mail/{uuid}',
+  'PATCH /mail/{uuid}',
+  'DELETE /mail/{uuid}',
+  'GET /users/me/blocked',
+  'PUT /users/me/blocked/{username}',
+  'DELETE /users/me/blocked/{username}',
 ] as const;
 
 const PREFIX = '/_baud/api/v1';

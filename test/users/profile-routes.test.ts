@@ -46,6 +46,7 @@ describeEachDialect('profile routes', (dialect) => {
         achievementPoints: 0,
         minutesOnline: 0,
         totpEnabled: false,
+        unreadMail: 0,
       });
     });
 

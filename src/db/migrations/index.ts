@@ -12,6 +12,7 @@ import { webhookTestWindowMigration } from './0010-webhook-test-window.js';
 import { accountsMigration } from './0011-accounts.js';
 import { twoFactorMigration } from './0012-two-factor.js';
 import { sessionViaMigration } from './0013-session-via.js';
+import { mailMigration } from './0014-mail.js';
 import type { Dialect } from './dialect.js';
 
 /**
@@ -33,5 +34,6 @@ export function boardMigrations(dialect: Dialect): Record<string, Migration> {
     '0011-accounts': accountsMigration(dialect),
     '0012-two-factor': twoFactorMigration,
     '0013-session-via': sessionViaMigration,
+    '0014-mail': mailMigration,
   };
 }

@@ -4,6 +4,7 @@ import { Type } from 'typebox';
 import { rateLimitHeaders } from '../../auth/rate-limit-headers.js';
 import { SESSION_VIAS } from '../../auth/session-store.js';
 import type { Board } from '../../board.js';
+import type { Caller } from '../../caller.js';
 import { PROFILE_FIELD_MAX_LENGTH } from '../../users/profile-service.js';
 import { ListEnvelope, wholeListReply } from '../pagination.js';
 import { ProblemResponses, USER_CARD_EXAMPLE } from '../schemas.js';
@@ -43,6 +44,8 @@ const OwnProfile = Type.Object(
     achievementPoints: Type.Integer(),
     minutesOnline: Type.Integer(),
     totpEnabled: Type.Boolean({ description: 'Whether login asks for a one-time code (two-factor login is on).' }),
+    // Private mail (src/mail): one row read by primary key, whatever the mailbox holds.
+    unreadMail: Type.Integer({ description: 'Unread mails in your inbox.' }),
   },
   {
     $id: 'OwnProfile',
@@ -61,6 +64,7 @@ const OwnProfile = Type.Object(
         downloadBytes: 31_457_280,
         minutesOnline: 5_432,
         totpEnabled: false,
+        unreadMail: 2,
       },
     ],
   },
@@ -180,6 +184,11 @@ const PASSWORD_THROTTLED =
 
 export function registerUserRoutes(fastify: FastifyInstance, board: Board): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  // Private mail: the own profile carries the unread mail count (the block list is in mail-routes.ts).
+  const withUnreadMail = async <Profile extends object>(caller: Caller, profile: Profile) => ({
+    ...profile,
+    unreadMail: await board.mail.unreadCount(caller),
+  });
 
   app.get(
     '/users/me',
@@ -190,7 +199,7 @@ export function registerUserRoutes(fastify: FastifyInstance, board: Board): void
         response: { 200: OwnProfile, ...ProblemResponses(401, 403) },
       },
     },
-    (request) => board.profiles.getOwnProfile(request.caller),
+    async (request) => withUnreadMail(request.caller, await board.profiles.getOwnProfile(request.caller)),
   );
 
   app.put(
@@ -204,7 +213,8 @@ export function registerUserRoutes(fastify: FastifyInstance, board: Board): void
         response: { 200: OwnProfile, ...ProblemResponses(401, 403, 415) },
       },
     },
-    (request) => board.profiles.updateOwnProfile(request.caller, request.body),
+    async (request) =>
+      withUnreadMail(request.caller, await board.profiles.updateOwnProfile(request.caller, request.body)),
   );
 
   app.post(
