@@ -338,7 +338,8 @@ export async function migrateToLatest(database: Database): Promise<string[]> {
  *   database; when another board sharing the database drops its schema during that read,
  *   PostgreSQL answers "schema … does not exist" (3F000) for a schema that is not ours, or,
  *   when a table went with it while the read looked up its columns' sequences, "column … of
- *   relation … does not exist" (42703).
+ *   relation … does not exist" (42703) or "relation "schema.table" does not exist" (42P01;
+ *   also seen when two nodes migrating one schema race).
  *
  * A migration that is simply wrong fails the same way every time and is reported after the
  * last try.
@@ -351,6 +352,10 @@ export function lostMigrationRace(error: unknown, database: Pick<Database, 'dial
   if (typeof message !== 'string') return false;
   if (database.dialect === 'sqlite') return /already exists|duplicate column name/.test(message);
   if (code === '42703') return /^column ".*" of relation ".*" does not exist$/.test(message);
+  // Named with its schema: a table the introspection found went before it read it (another
+  // board's dropped, or a node's racing migration rolled back); a missing table of a migration
+  // itself is named bare and fails every time.
+  if (code === '42P01') return /^relation "[^".]+\.[^"]+" does not exist$/.test(message);
   return code === '3F000' && !(database.schema !== null && message.includes(`"${database.schema}"`));
 }
 
