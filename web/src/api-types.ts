@@ -23,3 +23,7 @@ export type ThreadMessage = Schemas['ThreadMessage'];
 export type FoundMessage = Schemas['FoundMessage'];
 export type FileArea = Schemas['FileArea'];
 export type LastCaller = Schemas['LastCallerEntry'];
+export type MailSummary = Schemas['MailSummary'];
+export type MailDetail = Answer<Prefixed<'/mail/{uuid}'>>;
+export type FoundMail = Schemas['FoundMail'];
+export type BlockedUser = Schemas['BlockedUser'];

@@ -2,16 +2,19 @@ import { useEffect, useState } from 'preact/hooks';
 import { API_PREFIX } from '../../clients/typescript/src/index.js';
 import type { BoardInfo, OwnProfile } from './api-types.js';
 import { BoardContext } from './board-context.js';
+import { useLiveEvents } from './live.js';
 import { navigate, type Route, useRoute } from './router.js';
-import { client, currentSession, logOut, onSessionChange } from './session.js';
+import { client, currentSession, logOut, onSessionChange, refreshUnreadMail } from './session.js';
 import { applyTheme, storedTheme, type Theme } from './theme.js';
 import { useTitle } from './ui.js';
 import { AreaView } from './views/area.js';
+import { BlockedView } from './views/blocked.js';
 import { ComposeView } from './views/compose.js';
 import { ConferenceView } from './views/conference.js';
 import { FileAreasView, FileAreaView, FileView } from './views/files.js';
 import { HomeView } from './views/home.js';
 import { LoginView } from './views/login.js';
+import { MailboxView, MailComposeView, MailSearchView, MailView } from './views/mailbox.js';
 import { MessageView } from './views/message.js';
 import { nextUnread } from './views/next-unread.js';
 import { ProfileView, UserView } from './views/profile.js';
@@ -52,6 +55,18 @@ function View({ route }: { route: Route }) {
       return <FileView fileId={Number(params.fileId)} />;
     case 'user':
       return <UserView username={params.username ?? ''} />;
+    case 'mailbox':
+      return <MailboxView query={query} />;
+    case 'mailCompose':
+      return <MailComposeView to={query.get('to')} replyTo={null} />;
+    case 'mailSearch':
+      return <MailSearchView query={query} />;
+    case 'blocked':
+      return <BlockedView />;
+    case 'mail':
+      return <MailView uuid={params.uuid ?? ''} />;
+    case 'mailReply':
+      return <MailComposeView to={null} replyTo={params.uuid ?? ''} />;
     default:
       return <NotFound />;
   }
@@ -86,6 +101,22 @@ function ThemeToggle() {
   );
 }
 
+/** The mailbox's link, with the unread count as a badge (its words read out with the number). */
+function MailLink({ unread }: { unread: number }) {
+  return (
+    <a href="/mail" class="mail-link">
+      Mail
+      {unread > 0 && (
+        <>
+          {' '}
+          <span class="badge">{unread}</span>
+          <span class="sr-only"> unread</span>
+        </>
+      )}
+    </a>
+  );
+}
+
 function Header({ info, user }: { info: BoardInfo | null; user: OwnProfile | null }) {
   return (
     <header class="topbar">
@@ -100,6 +131,7 @@ function Header({ info, user }: { info: BoardInfo | null; user: OwnProfile | nul
         <a href="/files">Files</a>
         <a href="/search">Search</a>
         {user && <a href="/unread">Unread</a>}
+        {user && <MailLink unread={user.unreadMail} />}
       </nav>
       <div class="account">
         {user ? (
@@ -146,6 +178,10 @@ export function App() {
     );
   }, []);
   useNextUnreadKey(user);
+  // A mail came: the header's count goes up without a reload (only the recipient's streams see it).
+  useLiveEvents((event) => {
+    if (event.type === 'mail.received') refreshUnreadMail();
+  }, []);
   return (
     <BoardContext.Provider value={{ info, user }}>
       <Header info={info} user={user} />
