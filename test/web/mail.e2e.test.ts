@@ -344,4 +344,33 @@ describeInBrowser('the mailbox of the web reader', () => {
     await expect(alert.textContent()).resolves.toMatch(/Try again in \d+ s\.$/);
     await expect(demo.getByLabel('Subject').inputValue()).resolves.toBe('One more');
   });
+  it('pages the inbox older and newer, newest first, each page its own mails', async () => {
+    const sysopApi = await apiClient(fixture.sysop);
+    const all = [];
+    let cursor: string | null = null;
+    do {
+      const page: { data: { subject: string }[]; meta: { nextCursor: string | null } } = (
+        await sysopApi.api.GET(`${API}/mail`, { params: { query: { limit: 100, ...(cursor ? { cursor } : {}) } } })
+      ).data ?? { data: [], meta: { nextCursor: null } };
+      all.push(...page.data.map((mail) => mail.subject));
+      cursor = page.meta.nextCursor;
+    } while (cursor !== null);
+    // The last test filled the window: more than one page of 25.
+    expect(all.length).toBeGreaterThan(25);
+
+    const sysop = await openAs(fixture.sysop);
+    await sysop.goto('/mail');
+    const subjects = () => sysop.locator('table.mail-list tbody tr td:nth-child(2) a').allTextContents();
+    await sysop.locator('table.mail-list').waitFor();
+    await expect.poll(subjects).toEqual(all.slice(0, 25));
+    expect(await sysop.getByRole('link', { name: 'Newer →' }).count()).toBe(0);
+    await sysop.getByRole('link', { name: '← Older' }).click();
+    await sysop.waitForURL(/\/mail\?cursor=/);
+    await sysop.getByRole('link', { name: 'Newer →' }).waitFor();
+    await expect.poll(subjects).toEqual(all.slice(25, 50));
+    await sysop.getByRole('link', { name: 'Newer →' }).click();
+    await sysop.waitForURL((url) => url.pathname === '/mail' && url.search === '');
+    await sysop.getByRole('link', { name: '← Older' }).waitFor();
+    await expect.poll(subjects).toEqual(all.slice(0, 25));
+  });
 });

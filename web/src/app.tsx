@@ -101,18 +101,16 @@ function ThemeToggle() {
   );
 }
 
-/** The mailbox's link, with the unread count as a badge (its words read out with the number). */
+/**
+ * The mailbox's link, with the unread count as a badge; its name reads "Mail 2 unread". Only the
+ * word is underlined, not the space before the badge.
+ */
 function MailLink({ unread }: { unread: number }) {
+  if (unread === 0) return <a href="/mail">Mail</a>;
   return (
     <a href="/mail" class="mail-link">
-      Mail
-      {unread > 0 && (
-        <>
-          {' '}
-          <span class="badge">{unread}</span>
-          <span class="sr-only"> unread</span>
-        </>
-      )}
+      <span class="mail-word">Mail</span> <span class="badge">{unread}</span>
+      <span class="sr-only"> unread</span>
     </a>
   );
 }

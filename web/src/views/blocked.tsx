@@ -99,7 +99,7 @@ export function BlockedUsers() {
           )
         }
       </Loading>
-      <form class="inline-form" onSubmit={(event) => void submit(event)} noValidate>
+      <form class="block-form" onSubmit={(event) => void submit(event)} noValidate>
         <Field id="block-username" label="Block a member" error={fieldError} hint="Their user name.">
           {(control) => <input {...control} name="username" maxLength={36} autoComplete="off" />}
         </Field>

@@ -76,7 +76,7 @@ function boxColumns(box: Box): Column<MailSummary>[] {
         </>
       ),
     },
-    { label: 'Date', class: 'nowrap', cell: (mail) => formatDate(mail.timestamp) },
+    { label: 'Date', cell: (mail) => formatDate(mail.timestamp) },
   ];
 }
 
