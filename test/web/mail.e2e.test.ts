@@ -373,4 +373,45 @@ describeInBrowser('the mailbox of the web reader', () => {
     await sysop.getByRole('link', { name: '← Older' }).waitFor();
     await expect.poll(subjects).toEqual(all.slice(0, 25));
   });
+  it('keeps the newest unread count when an older answer for it arrives last', async () => {
+    const demo = await openAs(fixture.demo);
+    const sysopApi = await apiClient(fixture.sysop);
+    const before = (await (await apiClient(fixture.demo)).api.GET(`${API}/users/me`, {})).data?.unreadMail ?? 0;
+    await expectMailLink(demo, before === 0 ? 'Mail' : `Mail ${before} unread`);
+
+    // The page's next own-profile load (the one the first mail starts) gets its answer from the
+    // board at once, but the page receives it only when released: after the second mail's load.
+    let releaseFirst = () => {};
+    const released = new Promise<void>((resolve) => {
+      releaseFirst = resolve;
+    });
+    let isFirst = true;
+    let answeredFirst = () => {};
+    const firstLoad = new Promise<void>((resolve) => {
+      answeredFirst = resolve;
+    });
+    const ownProfile = (url: URL) => url.pathname === `${API}/users/me`;
+    await demo.route(ownProfile, async (route) => {
+      if (!isFirst) return route.continue();
+      isFirst = false;
+      const answer = await route.fetch();
+      answeredFirst();
+      await released;
+      await route.fulfill({ response: answer });
+    });
+    const send = (subject: string) =>
+      sysopApi.api.POST(`${API}/mail`, { body: { to: fixture.demo.username, subject, body: 'Counting.' } });
+    await send('First of two');
+    await firstLoad;
+    await send('Second of two');
+    await expectMailLink(demo, `Mail ${before + 2} unread`);
+
+    const firstAnswer = demo.waitForResponse((response) => ownProfile(new URL(response.url())));
+    releaseFirst();
+    const stale = await (await firstAnswer).json();
+    expect(stale.unreadMail).toBe(before + 1);
+    // A round trip of the page's own after the stale answer came: it has been handled by then.
+    await demo.evaluate(() => fetch('/').then((response) => response.text()));
+    await expectMailLink(demo, `Mail ${before + 2} unread`);
+  });
 });
