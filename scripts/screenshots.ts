@@ -4,6 +4,7 @@
  */
 import path from 'node:path';
 import type { Page } from 'playwright-core';
+import { createBaudClient } from '../clients/typescript/src/index.js';
 import { logInThroughForm, startReaderFixture } from '../test/support/reader-server.js';
 
 const OUTPUT_DIR = path.resolve(import.meta.dirname, '..', 'docs', 'screenshots');
@@ -83,6 +84,31 @@ try {
   await desk.page.goto('/admin/audit');
   await desk.page.locator('table.list').waitFor();
   await shoot(desk.page, 'desk-audit');
+  // A few mails from the sysop, the oldest already read, for the mailbox's pictures.
+  const sysop = createBaudClient({ baseUrl: fixture.baseUrl });
+  await sysop.login(fixture.sysop.username, fixture.sysop.password);
+  const mails = [
+    ['Welcome aboard', 'Glad to have you here. Ask me anything about the board.'],
+    ['Your upload', 'Thanks for WELCOME.TXT. Could you add a FILE_ID.DIZ next time?'],
+    ['Net meeting on Friday', 'We meet in the Retro area at 20:00.\nBring your best ANSI.'],
+  ] as const;
+  for (const [subject, text] of mails) {
+    await sysop.api.POST('/_baud/api/v1/mail', { body: { to: fixture.demo.username, subject, body: text } });
+  }
+  await page.goto('/mail');
+  await page.getByRole('link', { name: 'Welcome aboard' }).click();
+  await page.locator('pre.ansi').waitFor();
+  await shoot(page, 'mail');
+  await page.goto('/mail');
+  await page.getByRole('row', { name: /Net meeting on Friday/ }).waitFor();
+  await shoot(page, 'mailbox');
+
+  await page.getByRole('link', { name: 'Net meeting on Friday' }).click();
+  await page.getByRole('link', { name: 'Reply' }).click();
+  await page.getByLabel('Message').waitFor();
+  await page.getByLabel('Message').press('Control+End');
+  await page.getByLabel('Message').pressSequentially("I'll be there, with a new logo.");
+  await shoot(page, 'mail-compose');
 
   const phone = await fixture.newPage({ width: 390, height: 844 });
   await logInThroughForm(phone.page, fixture.demo);
@@ -96,6 +122,9 @@ try {
   await phoneDesk.page.goto('/admin');
   await phoneDesk.page.getByText('Dialled in to the old board in 1994.').waitFor();
   await shoot(phoneDesk.page, 'phone-desk');
+  await phone.page.goto('/mail');
+  await phone.page.getByRole('row', { name: /Net meeting on Friday/ }).waitFor();
+  await shoot(phone.page, 'phone-mailbox');
 
   await page.getByRole('button', { name: 'Light theme' }).click();
   await page.goto('/areas/retro');

@@ -26,6 +26,12 @@ export const READER_PATHS = [
   '/files/areas/:areaTag',
   '/files/:fileId',
   '/users/:username',
+  '/mail',
+  '/mail/compose',
+  '/mail/search',
+  '/mail/blocked',
+  '/mail/:uuid',
+  '/mail/:uuid/reply',
 ] as const;
 
 /**

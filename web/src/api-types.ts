@@ -30,3 +30,7 @@ export type LoginSession = Schemas['OwnSession'];
 export type TotpEnrolment = NonNullable<
   paths[Prefixed<'/users/me/totp'>]['post']['responses'][200]['content']['application/json']
 >;
+export type MailSummary = Schemas['MailSummary'];
+export type MailDetail = Answer<Prefixed<'/mail/{uuid}'>>;
+export type FoundMail = Schemas['FoundMail'];
+export type BlockedUser = Schemas['BlockedUser'];

@@ -2,18 +2,21 @@ import { useEffect, useState } from 'preact/hooks';
 import { API_PREFIX } from '../../clients/typescript/src/index.js';
 import type { BoardInfo, OwnProfile } from './api-types.js';
 import { BoardContext } from './board-context.js';
+import { useLiveEvents } from './live.js';
 import { navigate, type Route, useRoute } from './router.js';
-import { client, currentSession, isSysop, logOut, onSessionChange } from './session.js';
+import { client, currentSession, isSysop, logOut, onSessionChange, refreshUnreadMail } from './session.js';
 import { applyTheme, storedTheme, type Theme } from './theme.js';
 import { useTitle } from './ui.js';
 import { AccountView } from './views/account.js';
 import { AreaView } from './views/area.js';
+import { BlockedView } from './views/blocked.js';
 import { ComposeView } from './views/compose.js';
 import { ConferenceView } from './views/conference.js';
 import { AuditView, DeskView } from './views/desk.js';
 import { FileAreasView, FileAreaView, FileView } from './views/files.js';
 import { HomeView } from './views/home.js';
 import { LoginView } from './views/login.js';
+import { MailboxView, MailComposeView, MailSearchView, MailView } from './views/mailbox.js';
 import { MessageView } from './views/message.js';
 import { nextUnread } from './views/next-unread.js';
 import { ProfileView, UserView } from './views/profile.js';
@@ -63,6 +66,18 @@ function View({ route }: { route: Route }) {
       return <FileView fileId={Number(params.fileId)} />;
     case 'user':
       return <UserView username={params.username ?? ''} />;
+    case 'mailbox':
+      return <MailboxView query={query} />;
+    case 'mailCompose':
+      return <MailComposeView to={query.get('to')} replyTo={null} />;
+    case 'mailSearch':
+      return <MailSearchView query={query} />;
+    case 'blocked':
+      return <BlockedView />;
+    case 'mail':
+      return <MailView uuid={params.uuid ?? ''} />;
+    case 'mailReply':
+      return <MailComposeView to={null} replyTo={params.uuid ?? ''} />;
     default:
       return <NotFound />;
   }
@@ -97,6 +112,20 @@ function ThemeToggle() {
   );
 }
 
+/**
+ * The mailbox's link, with the unread count as a badge; its name reads "Mail 2 unread". Only the
+ * word is underlined, not the space before the badge.
+ */
+function MailLink({ unread }: { unread: number }) {
+  if (unread === 0) return <a href="/mail">Mail</a>;
+  return (
+    <a href="/mail" class="mail-link">
+      <span class="mail-word">Mail</span> <span class="badge">{unread}</span>
+      <span class="sr-only"> unread</span>
+    </a>
+  );
+}
+
 function Header({ info, user }: { info: BoardInfo | null; user: OwnProfile | null }) {
   return (
     <header class="topbar">
@@ -111,6 +140,7 @@ function Header({ info, user }: { info: BoardInfo | null; user: OwnProfile | nul
         <a href="/files">Files</a>
         <a href="/search">Search</a>
         {user && <a href="/unread">Unread</a>}
+        {user && <MailLink unread={user.unreadMail} />}
         {isSysop(user) && <a href="/admin">Desk</a>}
       </nav>
       <div class="account">
@@ -159,6 +189,10 @@ export function App() {
     );
   }, []);
   useNextUnreadKey(user);
+  // A mail came: the header's count goes up without a reload (only the recipient's streams see it).
+  useLiveEvents((event) => {
+    if (event.type === 'mail.received') refreshUnreadMail();
+  }, []);
   return (
     <BoardContext.Provider value={{ info, user }}>
       <Header info={info} user={user} />

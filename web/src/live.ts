@@ -60,7 +60,8 @@ async function follow(controller: AbortController): Promise<void> {
     let waitMs: number | null = null;
     try {
       const stream = client.events({
-        types: ['message.created', 'message.deleted', 'file.created'],
+        // mail.received reaches only its recipient's streams: a guest's stream simply never sees one.
+        types: ['message.created', 'message.deleted', 'file.created', 'mail.received'],
         signal: controller.signal,
         ...(lastEventId === undefined ? {} : { lastEventId }),
       });

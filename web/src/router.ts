@@ -33,6 +33,13 @@ const PATTERNS = {
   fileArea: '/files/areas/:areaTag',
   file: '/files/:fileId',
   user: '/users/:username',
+  // The fixed mail paths before `/mail/:uuid`, which would take them for a uuid.
+  mailbox: '/mail',
+  mailCompose: '/mail/compose',
+  mailSearch: '/mail/search',
+  blocked: '/mail/blocked',
+  mail: '/mail/:uuid',
+  mailReply: '/mail/:uuid/reply',
 } as const;
 
 export type RouteName = keyof typeof PATTERNS | 'notFound';

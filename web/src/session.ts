@@ -15,8 +15,19 @@ type Listener = (session: Session) => void;
  */
 export const client: BaudClient = createBaudClient({
   baseUrl: location.origin,
-  onSessionEnd: () => setUser(null),
+  onSessionEnd: () => {
+    profileLoads += 1;
+    setUser(null);
+  },
 });
+
+/**
+ * Own-profile loads started so far. The profile is loaded again whenever the unread mail count
+ * may have moved (a mail came, one was read), so loads overlap: only the last one started may set
+ * the user, or an answer from before a mail was read could bring its old count back. Ending the
+ * session counts too, so a load still on its way cannot log a logged-out reader back in.
+ */
+let profileLoads = 0;
 
 let session: Session = { user: null };
 const listeners = new Set<Listener>();
@@ -36,8 +47,10 @@ export function onSessionChange(listener: Listener): () => void {
 }
 
 async function loadOwnProfile(): Promise<void> {
+  profileLoads += 1;
+  const load = profileLoads;
   const { data } = await client.api.GET(`${API_PREFIX}/users/me`);
-  setUser(data ?? null);
+  if (load === profileLoads) setUser(data ?? null);
 }
 
 /** Picks up a login that survived a reload (the refresh cookie); anonymous when there is none. */
@@ -71,6 +84,16 @@ export async function reloadOwnProfile(): Promise<void> {
  */
 export function isSysop(user: OwnProfile | null): boolean {
   return user?.groups.includes('sysops') ?? false;
+}
+
+/**
+ * Brings the header's unread mail count (`unreadMail` of the own profile) up to date after
+ * something may have moved it: a mail came, or one was read, marked unread or deleted. A failure
+ * leaves the last count shown; the next change tries again.
+ */
+export function refreshUnreadMail(): void {
+  if (session.user === null) return;
+  void loadOwnProfile().catch(() => {});
 }
 
 /** Whether the user may delete a message: their own, or any when they are a sysop. */

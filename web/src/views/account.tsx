@@ -8,6 +8,7 @@ import { href } from '../router.js';
 import { client } from '../session.js';
 import { body, Field, formatDate, formProblem, Loading, ProblemNote, useLoad, useTitle } from '../ui.js';
 import { accountFieldErrors, useSubmit } from './account-forms.js';
+import { BlockedUsers } from './blocked.js';
 import { TwoFactor } from './two-factor.js';
 
 function PasswordForm() {
@@ -138,11 +139,15 @@ function AccountBody({ userId }: { userId: number }) {
         </p>
         <Sessions />
       </section>
+      <section aria-labelledby="account-blocked">
+        <h2 id="account-blocked">Blocked users</h2>
+        <BlockedUsers />
+      </section>
     </>
   );
 }
 
-/** The caller's own account: password, two-factor login and login sessions (community.md "Your own account"). */
+/** The caller's own account: password, two-factor login, login sessions (community.md "Your own account") and the mail block list. */
 export function AccountView() {
   const { info, user } = useBoard();
   useTitle('Your account', info?.boardName ?? 'baud');

@@ -1,30 +1,32 @@
 import { useState } from 'preact/hooks';
 import { API_PREFIX } from '../../../clients/typescript/src/index.js';
-import type { MessageDetail } from '../api-types.js';
 import { useBoard } from '../board-context.js';
 import { href, navigate } from '../router.js';
 import { client } from '../session.js';
 import { body, Field, fieldErrors, formProblem, Loading, ProblemNote, useLoad, useTitle } from '../ui.js';
 
 /** `Re: subject`, once however long the chain of replies (and within the 72-character limit). */
-function replySubject(subject: string): string {
+export function replySubject(subject: string): string {
   return `Re: ${subject.replace(/^(re:\s*)+/i, '')}`.slice(0, 72);
 }
 
-/** The original's text, each line quoted with its author's initials, as BBS readers do. */
-function quoteOf(original: MessageDetail): string {
+/**
+ * The original's text, each line quoted with its author's initials, as BBS readers do (for a
+ * message's reply and a mail's alike).
+ */
+export function quoteOf(author: string, text: string): string {
   const initials =
-    original.fromUserName
+    author
       .split(/[\s_.-]+/)
       .map((part) => part[0] ?? '')
       .join('')
       .toUpperCase() || '>';
-  const quoted = original.body
+  const quoted = text
     .replace(/\s+$/, '')
     .split(/\r?\n/)
     .map((line) => (line === '' ? '' : ` ${initials}> ${line}`))
     .join('\n');
-  return `${original.fromUserName} wrote:\n${quoted}\n\n`;
+  return `${author} wrote:\n${quoted}\n\n`;
 }
 
 interface Draft {
@@ -141,7 +143,7 @@ export function ComposeView({ areaTag, replyTo }: { areaTag: string | null; repl
               areaTag: found.areaTag,
               toUserName: found.fromUserName,
               subject: replySubject(found.subject),
-              message: quoteOf(found),
+              message: quoteOf(found.fromUserName, found.body),
               replyToMessageId: found.messageId,
             }}
           />

@@ -18,6 +18,7 @@ import {
   useTitle,
 } from '../ui.js';
 import '../styles/files-profile.css';
+import { MailAndBlock } from './blocked.js';
 
 /** The fields of PUT /users/me with the server's limits (src/users/profile-service.ts). */
 const EDITABLE = [
@@ -282,6 +283,7 @@ export function UserView({ username }: { username: string }) {
           This is you: <a href={href('profile')}>edit your profile</a>.
         </p>
       )}
+      {user !== null && !isSelf && profile.data && <MailAndBlock username={profile.data.username} />}
     </section>
   );
 }

@@ -17,7 +17,7 @@ const SNIPPET_HIT = /«([^«»]*)»/gu;
  * marks anything: a stray marker (from a server before markers were escaped) shows as written
  * instead of flipping every later part between marked and not.
  */
-function Snippet({ text }: { text: string }) {
+export function Snippet({ text }: { text: string }) {
   const parts: ComponentChildren[] = [];
   let position = 0;
   for (const hit of text.matchAll(SNIPPET_HIT)) {
