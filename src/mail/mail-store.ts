@@ -1,11 +1,11 @@
-import { type ExpressionBuilder, sql, type Transaction } from 'kysely';
+import { type ExpressionBuilder, type RawBuilder, sql, type Transaction } from 'kysely';
 import type { Db, Dialect, Executor } from '../db/database.js';
 import { pageFromRows, rowsToFetch } from '../db/keyset.js';
 import { prepareQuery } from '../db/prepared-query.js';
 import type { MessagesTable, Tables } from '../db/schema.js';
 import { MAX_MESSAGE_ID } from '../messages/message-rules.js';
 import type { Page, PageRequest } from '../page.js';
-import { indexMatch } from '../search/full-text-index.js';
+import { documentMatch, type IndexMatch, indexMatch } from '../search/full-text-index.js';
 import type { SearchQuery } from '../search/search-query.js';
 import { usernameKey } from '../users/username.js';
 
@@ -175,6 +175,79 @@ export function boxPageQuery(db: Db, p: BoxPageParams, box: MailBox, unreadOnly:
 
 function isUnreadKey(box: MailBox, unreadOnly: boolean): `${MailBox} ${boolean}` {
   return `${box} ${unreadOnly}`;
+}
+
+/**
+ * Mailboxes up to this many entries are searched from the mailbox (each mail tested against the
+ * index by its id); bigger ones from the index. Reading the count stops here, so asking costs at
+ * most this many index entries, and the mailbox walk at most this many id lookups.
+ */
+export const MAILBOX_DRIVEN_SEARCH_MAX = 5000;
+
+type SearchedMailRow = MailDetailRow & Pick<MessagesTable, 'body'>;
+
+/**
+ * What a mail search answers of each hit to `userId`, from `messages m` (the mail) and `p` (what
+ * it replies to): unread only when it waits unread in the caller's inbox.
+ */
+function mailHitColumns(userId: number) {
+  return sql`m.id AS message_id, m.uuid, m.from_user_name, m.to_user_name, m.subject, m.timestamp, m.body,
+    CASE WHEN EXISTS (SELECT 1 FROM mailbox_entries r WHERE r.user_id = ${userId} AND r.box = 'inbox'
+                       AND r.message_id = m.id AND r.is_read = 0) THEN 0 ELSE 1 END AS is_read,
+    p.uuid AS reply_to_uuid`;
+}
+
+/** A search of one caller's mail: the query, the page's upper bound (exclusive) and size. */
+export interface MailSearch {
+  readonly userId: number;
+  readonly query: SearchQuery;
+  readonly beforeId: number | null;
+  readonly limit: number;
+}
+
+/**
+ * A mailbox of a few thousand mails is the short list: each of its mails is tested against the
+ * index by its id (documentMatch; FTS5 plans it as `=M`, a rowid lookup with the match), never a
+ * walk of the board's matches, which for a word common on the board could be most of a million
+ * messages. At most MAILBOX_DRIVEN_SEARCH_MAX lookups and a sort of what matched, whatever the
+ * word. The joins are CROSS JOINs with their conditions in WHERE: SQLite then keeps the entries
+ * outermost (its planner never moves a table across a CROSS JOIN); PostgreSQL plans them as inner
+ * joins.
+ */
+export function mailboxDrivenSearch(dialect: Dialect, search: MailSearch): RawBuilder<SearchedMailRow> {
+  const match = documentMatch(dialect, 'message_search', search.query);
+  const before = search.beforeId === null ? sql`` : sql`AND e.message_id < ${search.beforeId}`;
+  return sql<SearchedMailRow>`
+    SELECT ${mailHitColumns(search.userId)}
+      FROM (SELECT DISTINCT e.message_id FROM mailbox_entries e
+             WHERE e.user_id = ${search.userId} AND e.box IN ('inbox', 'sent') ${before}) AS h
+      CROSS JOIN messages m
+      CROSS JOIN message_search s
+      LEFT JOIN messages p ON p.id = m.reply_to_message_id AND p.area_tag = ${MAIL_AREA_TAG}
+     WHERE m.id = h.message_id AND ${match.id} = h.message_id AND ${match.condition}
+       AND m.area_tag = ${MAIL_AREA_TAG} AND m.deleted_at IS NULL
+     ORDER BY h.message_id DESC
+     LIMIT ${search.limit}`;
+}
+
+/**
+ * A bigger mailbox: the index first (a rare word's few matches, see indexMatch), each match kept
+ * only when the caller holds it — an EXISTS, a primary key lookup per match, never a join that
+ * could repeat a mail to oneself. Ordered by the index's own key, as message search is: FTS5 then
+ * hands out matches newest first and the walk stops at the page.
+ */
+export function indexDrivenSearch(match: IndexMatch, search: MailSearch): RawBuilder<SearchedMailRow> {
+  const before = search.beforeId === null ? sql`` : sql`AND ${match.id} < ${search.beforeId}`;
+  return sql<SearchedMailRow>`
+    SELECT ${mailHitColumns(search.userId)}
+      FROM message_search s
+      JOIN messages m ON m.id = ${match.id}
+      LEFT JOIN messages p ON p.id = m.reply_to_message_id AND p.area_tag = ${MAIL_AREA_TAG}
+     WHERE ${match.condition} AND m.area_tag = ${MAIL_AREA_TAG} AND m.deleted_at IS NULL ${before}
+       AND EXISTS (SELECT 1 FROM mailbox_entries e WHERE e.user_id = ${search.userId}
+                    AND e.box IN ('inbox', 'sent') AND e.message_id = m.id)
+     ORDER BY ${match.id} DESC
+     LIMIT ${search.limit}`;
 }
 
 /** Every query of private mail: the mailbox entries, the unread counts and the block lists. */
@@ -386,27 +459,18 @@ export function createMailStore(db: Db, dialect: Dialect): MailStore {
     },
 
     async searchMail(userId, query, request) {
-      const match = await indexMatch(db, dialect, 'message_search', query);
-      if (match === null) return { items: [], nextKey: null };
-      const before = request.afterKey === null ? sql`` : sql`AND ${match.id} < ${request.afterKey}`;
-      // Only mail the caller holds: the EXISTS is a primary key lookup per match (never a join
-      // that could repeat a mail to oneself), and nobody else's entries are ever read. Ordered
-      // by the index's own key, as message search is: FTS5 then hands out matches newest first
-      // and the walk stops at the page (no sort of every match); a word common on the board
-      // still costs a walk past the newer public matches, within the search budget.
-      const { rows } = await sql<MailDetailRow & Pick<MessagesTable, 'body'>>`
-        SELECT m.id AS message_id, m.uuid, m.from_user_name, m.to_user_name, m.subject, m.timestamp, m.body,
-               CASE WHEN EXISTS (SELECT 1 FROM mailbox_entries r WHERE r.user_id = ${userId} AND r.box = 'inbox'
-                                  AND r.message_id = m.id AND r.is_read = 0) THEN 0 ELSE 1 END AS is_read,
-               p.uuid AS reply_to_uuid
-          FROM message_search s
-          JOIN messages m ON m.id = ${match.id}
-          LEFT JOIN messages p ON p.id = m.reply_to_message_id AND p.area_tag = ${MAIL_AREA_TAG}
-         WHERE ${match.condition} AND m.area_tag = ${MAIL_AREA_TAG} AND m.deleted_at IS NULL ${before}
-           AND EXISTS (SELECT 1 FROM mailbox_entries e WHERE e.user_id = ${userId}
-                        AND e.box IN ('inbox', 'sent') AND e.message_id = m.id)
-         ORDER BY ${match.id} DESC
-         LIMIT ${rowsToFetch(request)}`.execute(db);
+      const { rows: counted } = await sql<{ held: number }>`
+        SELECT count(*) AS held FROM (SELECT 1 FROM mailbox_entries WHERE user_id = ${userId}
+                                       LIMIT ${MAILBOX_DRIVEN_SEARCH_MAX + 1}) AS capped`.execute(db);
+      const search = { userId, query, beforeId: request.afterKey, limit: rowsToFetch(request) };
+      let found: RawBuilder<SearchedMailRow>;
+      if (Number(counted[0]?.held ?? 0) <= MAILBOX_DRIVEN_SEARCH_MAX) found = mailboxDrivenSearch(dialect, search);
+      else {
+        const match = await indexMatch(db, dialect, 'message_search', query);
+        if (match === null) return { items: [], nextKey: null };
+        found = indexDrivenSearch(match, search);
+      }
+      const { rows } = await found.execute(db);
       return pageFromRows(
         rows.map((row) => ({ ...row, messageId: Number(row.messageId), isRead: Number(row.isRead) })),
         request,

@@ -112,6 +112,25 @@ function insertStatement(dialect: Dialect, index: FullTextIndex, rows: number): 
   return text;
 }
 
+/** Documents from which an add is a bulk load (an import's batch, a rebuild), not a post. */
+const BULK_DOCUMENTS = 100;
+
+/**
+ * A bulk load on PostgreSQL gives its transaction a bigger GIN pending list and more memory to
+ * merge it with (32 MB each; both 4 MB by default): new entries wait in the list, and the
+ * inserting backend merges the list into the index whenever it outgrows the limit, in runs of
+ * work_mem. Fewer, bigger merges touch each word's posting tree fewer times: `baud message
+ * import` of 120,000 messages of 60 words took 13.3 s instead of 16.0 s (three interleaved runs
+ * each, one machine). Searches meanwhile read up to the larger list; the import merges what is
+ * left when it ends (see mergePendingEntries). Set for the transaction only (set_config's
+ * `is_local`): gone at its end.
+ */
+async function prepareBulkLoad(db: Executor): Promise<void> {
+  await sql`SELECT set_config('gin_pending_list_limit', '32MB', true), set_config('work_mem', '32MB', true)`.execute(
+    db,
+  );
+}
+
 /** Adds documents to an index, in the transaction that stores them. */
 export async function addToIndex(
   db: Executor,
@@ -119,6 +138,7 @@ export async function addToIndex(
   index: FullTextIndex,
   documents: readonly IndexedDocument[],
 ): Promise<void> {
+  if (dialect === 'postgres' && documents.length >= BULK_DOCUMENTS) await prepareBulkLoad(db);
   const encode = dialect === 'postgres' ? postgresTsvector : sqliteIndexText;
   for (let start = 0; start < documents.length; start += ROWS_PER_INSERT) {
     const chunk = documents.slice(start, start + ROWS_PER_INSERT);
@@ -194,18 +214,37 @@ export async function indexMatch(
   dialect: Dialect,
   index: FullTextIndex,
   query: SearchQuery,
-): Promise<{ readonly condition: RawBuilder<unknown>; readonly id: RawBuilder<unknown> } | null> {
-  if (dialect === 'sqlite') return { condition: sql`s.text MATCH ${toFts5Match(query)}`, id: sql.ref('s.rowid') };
+): Promise<IndexMatch | null> {
+  const match = documentMatch(dialect, index, query);
+  if (dialect === 'sqlite') return match;
   const column = POSTGRES_KEY_COLUMNS[index];
-  const id = sql.ref(`s.${column}`);
   const tsquery = sql`to_tsquery('simple', ${toPostgresTsquery(query)})`;
   const { rows } = await sql<Record<string, number>>`
     SELECT ${sql.ref(column)} AS id FROM ${sql.table(index)} WHERE document @@ ${tsquery} LIMIT ${FEW_MATCHES + 1}`.execute(
     db,
   );
   if (rows.length === 0) return null;
-  if (rows.length > FEW_MATCHES) return { condition: sql`s.document @@ ${tsquery}`, id };
-  return { condition: sql`${id} = ANY(${rows.map((row) => Number(row.id))}::integer[])`, id };
+  if (rows.length > FEW_MATCHES) return match;
+  return { condition: sql`${match.id} = ANY(${rows.map((row) => Number(row.id))}::integer[])`, id: match.id };
+}
+
+/** How a query selects documents of an index joined as `s`: the condition and the document's id there. */
+export interface IndexMatch {
+  readonly condition: RawBuilder<unknown>;
+  readonly id: RawBuilder<unknown>;
+}
+
+/**
+ * Whether one document (the row of `s` joined by its id) matches: for a search driven by a short
+ * list of candidates, each tested on its own (FTS5 takes the rowid with MATCH; PostgreSQL reads
+ * the row by its key and tests its `tsvector`), never a walk of the index's matches.
+ */
+export function documentMatch(dialect: Dialect, index: FullTextIndex, query: SearchQuery): IndexMatch {
+  if (dialect === 'sqlite') return { condition: sql`s.text MATCH ${toFts5Match(query)}`, id: sql.ref('s.rowid') };
+  return {
+    condition: sql`s.document @@ to_tsquery('simple', ${toPostgresTsquery(query)})`,
+    id: sql.ref(`s.${POSTGRES_KEY_COLUMNS[index]}`),
+  };
 }
 
 /** The SQLite function that scores a matched document (see relevanceSortKey). */

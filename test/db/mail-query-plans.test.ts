@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { MailBox } from '../../src/mail/mail-store.js';
-import { boxPageQuery } from '../../src/mail/mail-store.js';
+import { boxPageQuery, mailboxDrivenSearch } from '../../src/mail/mail-store.js';
+import { parseQueryParameter } from '../../src/search/search-query.js';
 import { MAX_MESSAGE_ID } from '../../src/messages/message-rules.js';
 import { createTestBoard, describeEachDialect, type TestBoard } from '../support/test-board.js';
 
@@ -118,5 +119,53 @@ describeEachDialect('mailbox query plans', (dialect) => {
       expect(nodes.map((node) => node['Node Type'])).toEqual([expect.stringMatching(/^Index (Only )?Scan$/)]);
     }
     expect(await board.board.mail.unreadCount({ kind: 'user', user: { id: bigId } } as never)).toBe(BIG / 1000);
+  });
+
+  it("searches a small mailbox from its entries, testing each mail against the index by its id", async () => {
+    const { db } = board.board;
+    // A word in every message of the board (a million, on a real one): the walk must not see them.
+    if (dialect === 'postgres') {
+      await sql`INSERT INTO message_search (message_id, document)
+                SELECT id, to_tsvector('simple', 'common word') FROM messages`.execute(db);
+      await sql`ANALYZE message_search`.execute(db);
+    } else {
+      await sql`INSERT INTO message_search (rowid, text) SELECT id, 'common word' FROM messages`.execute(db);
+    }
+    const compiled = mailboxDrivenSearch(dialect, {
+      userId: smallId,
+      query: parseQueryParameter('common'),
+      beforeId: null,
+      limit: 26,
+    }).compile(db);
+    const explain = dialect === 'sqlite' ? 'EXPLAIN QUERY PLAN' : 'EXPLAIN (FORMAT JSON)';
+    const { rows } = await db.executeQuery<Record<string, unknown>>({ ...compiled, sql: `${explain} ${compiled.sql}` });
+    if (dialect === 'sqlite') {
+      const lines = rows.map((row) => String(row.detail));
+      // The entries first; then each mail and its index row by id (FTS5's idxStr "=": rowid equality).
+      const entries = lines.findIndex((line) => line.includes('mailbox_entries') || line.startsWith('SCAN h'));
+      const index = lines.findIndex((line) => line.startsWith('SCAN s VIRTUAL TABLE'));
+      expect(entries).toBeGreaterThanOrEqual(0);
+      expect(index).toBeGreaterThan(entries);
+      expect(lines[index]).toMatch(/^SCAN s VIRTUAL TABLE INDEX \d+:.*=/);
+    } else {
+      const nodes = nodesOf((rows[0]?.['QUERY PLAN'] as [{ Plan: PlanNode }])[0].Plan);
+      const searchReads = nodes.filter((node) => node['Relation Name'] === 'message_search');
+      expect(searchReads.map((node) => [node['Node Type'], node['Index Name']])).toEqual([
+        [expect.stringMatching(/^Index (Only )?Scan$/), 'message_search_pkey'],
+      ]);
+    }
+    const found = await board.board.db.executeQuery(compiled);
+    expect(found.rows).toHaveLength(SMALL);
+
+    // Through the service: the small mailbox searched from its entries, the big one (past
+    // MAILBOX_DRIVEN_SEARCH_MAX) from the index; each finds its own mail only, newest first.
+    const search = (userId: number) =>
+      board.board.mail.searchMail({ kind: 'user', user: { id: userId } } as never, 'common', {
+        limit: 25,
+        afterKey: null,
+      });
+    const ids = async (userId: number) => (await search(userId)).items.map((mail) => mail.messageId);
+    expect(await ids(smallId)).toEqual(Array.from({ length: SMALL }, (_, index) => BIG + SMALL - index));
+    expect(await ids(bigId)).toEqual(Array.from({ length: 25 }, (_, index) => BIG - index));
   });
 });
