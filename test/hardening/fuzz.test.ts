@@ -95,10 +95,14 @@ function isWebhookSenderState(key: string): boolean {
   );
 }
 
-/** A login, or a request that asks the password again (turning two-factor login on or off): throttled alike. */
+/**
+ * A login, or a request that asks the password again (changing it, turning two-factor login on
+ * or off): throttled alike, so a refused guess keeps its slots.
+ */
 function isLoginAttempt(operation: Operation, fuzzCase: FuzzCase): boolean {
   if (operation.pathTemplate === `${API}/users/me/totp`)
     return fuzzCase.method === 'POST' || fuzzCase.method === 'DELETE';
+  if (operation.pathTemplate === `${API}/users/me/password`) return fuzzCase.method === 'PUT';
   return fuzzCase.method === 'POST' && operation.pathTemplate === `${API}/auth/login`;
 }
 
