@@ -2,8 +2,8 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { MailBox } from '../../src/mail/mail-store.js';
 import { boxPageQuery, mailboxDrivenSearch } from '../../src/mail/mail-store.js';
-import { parseQueryParameter } from '../../src/search/search-query.js';
 import { MAX_MESSAGE_ID } from '../../src/messages/message-rules.js';
+import { parseQueryParameter } from '../../src/search/search-query.js';
 import { createTestBoard, describeEachDialect, type TestBoard } from '../support/test-board.js';
 
 /** The big mailbox: as many mails as issue 33 names. */
@@ -121,7 +121,7 @@ describeEachDialect('mailbox query plans', (dialect) => {
     expect(await board.board.mail.unreadCount({ kind: 'user', user: { id: bigId } } as never)).toBe(BIG / 1000);
   });
 
-  it("searches a small mailbox from its entries, testing each mail against the index by its id", async () => {
+  it('searches a small mailbox from its entries, testing each mail against the index by its id', async () => {
     const { db } = board.board;
     // A word in every message of the board (a million, on a real one): the walk must not see them.
     if (dialect === 'postgres') {
