@@ -197,3 +197,38 @@ export function body<T>(result: { data?: T }): T {
   if (result.data === undefined) throw new Error('the board sent an empty answer');
   return result.data;
 }
+
+/**
+ * A Delete button that asks first: `question` says what goes and who keeps what; `remove` does
+ * it (and moves on), and a refusal is shown under the question.
+ */
+export function ConfirmedDelete({ question, remove }: { question: ComponentChildren; remove: () => Promise<void> }) {
+  const [isAsking, setAsking] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  if (!isAsking) {
+    return (
+      <button type="button" class="button danger" onClick={() => setAsking(true)}>
+        Delete
+      </button>
+    );
+  }
+  const confirm = async () => {
+    try {
+      await remove();
+    } catch (failure) {
+      setError(failure);
+    }
+  };
+  return (
+    <fieldset class="confirm">
+      <legend>{question}</legend>
+      <button type="button" class="button danger" onClick={() => void confirm()}>
+        Yes, delete
+      </button>
+      <button type="button" class="button" onClick={() => setAsking(false)}>
+        Keep it
+      </button>
+      <ProblemNote error={error} />
+    </fieldset>
+  );
+}

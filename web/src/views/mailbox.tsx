@@ -9,9 +9,20 @@ import { href, navigate } from '../router.js';
 import { client, refreshUnreadMail } from '../session.js';
 import { AnsiText } from '../text/AnsiText.js';
 import { TextModeToggle, useTextMode } from '../text/text-mode.js';
-import { body, Field, fieldErrors, formatDate, Loading, Pager, ProblemNote, useLoad, useTitle } from '../ui.js';
+import {
+  body,
+  ConfirmedDelete,
+  Field,
+  fieldErrors,
+  formatDate,
+  Loading,
+  Pager,
+  ProblemNote,
+  useLoad,
+  useTitle,
+} from '../ui.js';
 import { quoteOf, replySubject } from './compose.js';
-import { Snippet } from './search.js';
+import { FoundList } from './search.js';
 import '../styles/mail.css';
 
 type Box = 'inbox' | 'sent';
@@ -167,39 +178,18 @@ async function setRead(uuid: string, read: boolean): Promise<void> {
 }
 
 function DeleteMailButton({ mail, user }: { mail: MailDetail; user: OwnProfile }) {
-  const [isAsking, setAsking] = useState(false);
-  const [error, setError] = useState<unknown>(null);
   const isSender = isSameName(mail.from, user.username);
-  const other = isSender ? mail.to : mail.from;
-  if (!isAsking) {
-    return (
-      <button type="button" class="button danger" onClick={() => setAsking(true)}>
-        Delete
-      </button>
-    );
-  }
-  const remove = async () => {
-    try {
-      await client.api.DELETE(`${API_PREFIX}/mail/{uuid}`, { params: { path: { uuid: mail.uuid } } });
-      refreshUnreadMail();
-      navigate(href('mailbox', {}, { box: isSender && !isSameName(mail.to, user.username) ? 'sent' : undefined }), {
-        replace: true,
-      });
-    } catch (failure) {
-      setError(failure);
-    }
-  };
   return (
-    <fieldset class="confirm">
-      <legend>Delete this mail from your mailbox? {other} keeps their copy.</legend>
-      <button type="button" class="button danger" onClick={() => void remove()}>
-        Yes, delete
-      </button>
-      <button type="button" class="button" onClick={() => setAsking(false)}>
-        Keep it
-      </button>
-      <ProblemNote error={error} />
-    </fieldset>
+    <ConfirmedDelete
+      question={`Delete this mail from your mailbox? ${isSender ? mail.to : mail.from} keeps their copy.`}
+      remove={async () => {
+        await client.api.DELETE(`${API_PREFIX}/mail/{uuid}`, { params: { path: { uuid: mail.uuid } } });
+        refreshUnreadMail();
+        navigate(href('mailbox', {}, { box: isSender && !isSameName(mail.to, user.username) ? 'sent' : undefined }), {
+          replace: true,
+        });
+      }}
+    />
   );
 }
 
@@ -419,20 +409,17 @@ export function MailComposeView({ to, replyTo }: { to: string | null; replyTo: s
 }
 
 function FoundMails({ found }: { found: readonly FoundMail[] }) {
-  if (found.length === 0) return <p>No mail matches.</p>;
   return (
-    <ol class="results">
-      {found.map((mail) => (
-        <li key={mail.uuid}>
-          <a href={href('mail', { uuid: mail.uuid })}>{mail.subject}</a>
-          <span class="muted">
-            {' '}
-            {mail.from} to {mail.to} · {formatDate(mail.timestamp)}
-          </span>
-          <Snippet text={mail.snippet} />
-        </li>
-      ))}
-    </ol>
+    <FoundList
+      none="No mail matches."
+      items={found.map((mail) => ({
+        key: mail.uuid,
+        link: href('mail', { uuid: mail.uuid }),
+        subject: mail.subject,
+        byline: `${mail.from} to ${mail.to} · ${formatDate(mail.timestamp)}`,
+        snippet: mail.snippet,
+      }))}
+    />
   );
 }
 

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect } from 'preact/hooks';
 import { API_PREFIX } from '../../../clients/typescript/src/index.js';
 import type { MessageDetail } from '../api-types.js';
 import { useBoard } from '../board-context.js';
@@ -6,39 +6,19 @@ import { href, navigate } from '../router.js';
 import { client, mayDelete } from '../session.js';
 import { AnsiText } from '../text/AnsiText.js';
 import { TextModeToggle, useTextMode } from '../text/text-mode.js';
-import { body, formatDate, Loading, ProblemNote, useLoad, useTitle } from '../ui.js';
+import { body, ConfirmedDelete, formatDate, Loading, useLoad, useTitle } from '../ui.js';
 import { type AreaPlace, useAreaPlace } from './area-place.js';
 import { markRead, nextUnread } from './next-unread.js';
 
 function DeleteButton({ message }: { message: MessageDetail }) {
-  const [isAsking, setAsking] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  if (!isAsking) {
-    return (
-      <button type="button" class="button danger" onClick={() => setAsking(true)}>
-        Delete
-      </button>
-    );
-  }
-  const remove = async () => {
-    try {
-      await client.api.DELETE(`${API_PREFIX}/messages/{uuid}`, { params: { path: { uuid: message.uuid } } });
-      navigate(href('area', { areaTag: message.areaTag }), { replace: true });
-    } catch (failure) {
-      setError(failure);
-    }
-  };
   return (
-    <fieldset class="confirm">
-      <legend>Delete this message for everyone?</legend>
-      <button type="button" class="button danger" onClick={() => void remove()}>
-        Yes, delete
-      </button>
-      <button type="button" class="button" onClick={() => setAsking(false)}>
-        Keep it
-      </button>
-      <ProblemNote error={error} />
-    </fieldset>
+    <ConfirmedDelete
+      question="Delete this message for everyone?"
+      remove={async () => {
+        await client.api.DELETE(`${API_PREFIX}/messages/{uuid}`, { params: { path: { uuid: message.uuid } } });
+        navigate(href('area', { areaTag: message.areaTag }), { replace: true });
+      }}
+    />
   );
 }
 

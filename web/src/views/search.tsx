@@ -17,7 +17,7 @@ const SNIPPET_HIT = /«([^«»]*)»/gu;
  * marks anything: a stray marker (from a server before markers were escaped) shows as written
  * instead of flipping every later part between marked and not.
  */
-export function Snippet({ text }: { text: string }) {
+function Snippet({ text }: { text: string }) {
   const parts: ComponentChildren[] = [];
   let position = 0;
   for (const hit of text.matchAll(SNIPPET_HIT)) {
@@ -28,21 +28,43 @@ export function Snippet({ text }: { text: string }) {
   return <p class="snippet">{parts}</p>;
 }
 
-function Results({ found }: { found: readonly FoundMessage[] }) {
-  if (found.length === 0) return <p>No message matches.</p>;
+/** One search hit as a result list shows it: its link, who and when, and the text around the hit. */
+export interface FoundItem {
+  readonly key: string;
+  readonly link: string;
+  readonly subject: string;
+  readonly byline: string;
+  readonly snippet: string;
+}
+
+/** A page of search hits (messages or mail); `none` is what an empty page says. */
+export function FoundList({ items, none }: { items: readonly FoundItem[]; none: string }) {
+  if (items.length === 0) return <p>{none}</p>;
   return (
     <ol class="results">
-      {found.map((message) => (
-        <li key={message.uuid}>
-          <a href={href('message', { uuid: message.uuid })}>{message.subject}</a>
-          <span class="muted">
-            {' '}
-            {message.fromUserName} in {message.areaTag} · {formatDate(message.timestamp)}
-          </span>
-          <Snippet text={message.snippet} />
+      {items.map((item) => (
+        <li key={item.key}>
+          <a href={item.link}>{item.subject}</a>
+          <span class="muted"> {item.byline}</span>
+          <Snippet text={item.snippet} />
         </li>
       ))}
     </ol>
+  );
+}
+
+function Results({ found }: { found: readonly FoundMessage[] }) {
+  return (
+    <FoundList
+      none="No message matches."
+      items={found.map((message) => ({
+        key: message.uuid,
+        link: href('message', { uuid: message.uuid }),
+        subject: message.subject,
+        byline: `${message.fromUserName} in ${message.areaTag} · ${formatDate(message.timestamp)}`,
+        snippet: message.snippet,
+      }))}
+    />
   );
 }
 
