@@ -126,8 +126,18 @@ export function createMessageReadCache(clock: Clock): MessageReadCache {
   });
 
   /**
-   * `load`'s answer from `cache` while it is fresh; else loaded, and kept if it was asked for
-   * once already within the bound. A miss (undefined) is never remembered.
+   * Loads under way, by the version they began in and the read: the same read asked for while it
+   * loads waits for that load instead of starting its own. When a busy page or search expires,
+   * the readers asking in the next moment would otherwise all go to the database at once (on
+   * PostgreSQL each taking a connection, and for a search a place in the budget). A read asked
+   * for after a write begins in a newer version, so it never waits for a load begun before it.
+   */
+  const loading = new Map<string, Promise<unknown>>();
+
+  /**
+   * `load`'s answer from `cache` while it is fresh; else loaded (or the load under way awaited),
+   * and kept if it was asked for once already within the bound. A miss (undefined) is never
+   * remembered.
    */
   async function remembered<T, Loaded extends T | undefined>(
     cache: RecentCache<T>,
@@ -139,8 +149,28 @@ export function createMessageReadCache(clock: Clock): MessageReadCache {
     const known = cache.get(key, currentVersion());
     // What the cache holds was loaded by the same `load`: a T that is not undefined.
     if (known !== undefined) return known as Loaded;
-    const loadedAtMs = clock.now().getTime();
     const loadedAt = currentVersion();
+    const flight = `${loadedAt} ${sighting}`;
+    const underWay = loading.get(flight);
+    // Begun by the same `load` for the same read: its answer is a Loaded.
+    if (underWay !== undefined) return underWay as Promise<Loaded>;
+    const loaded = loadAndKeep(cache, sighting, key, load, loadedAt);
+    loading.set(flight, loaded);
+    try {
+      return await loaded;
+    } finally {
+      loading.delete(flight);
+    }
+  }
+
+  async function loadAndKeep<T, Loaded extends T | undefined>(
+    cache: RecentCache<T>,
+    sighting: string,
+    key: string,
+    load: () => Promise<Loaded>,
+    loadedAt: number,
+  ): Promise<Loaded> {
+    const loadedAtMs = clock.now().getTime();
     const value = await load();
     const times = { loadedAtMs, expiresAtMs: loadedAtMs + MESSAGE_READ_CACHE_MAX_AGE_MS };
     if (sightings.get(sighting, ANY_VERSION) === undefined) sightings.set(sighting, true, times, ANY_VERSION);

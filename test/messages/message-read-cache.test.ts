@@ -1,6 +1,10 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { BaudApp } from '../../src/app.js';
-import { MESSAGE_READ_CACHE_BYTES, MESSAGE_READ_CACHE_MAX_AGE_MS } from '../../src/messages/message-read-cache.js';
+import {
+  createMessageReadCache,
+  MESSAGE_READ_CACHE_BYTES,
+  MESSAGE_READ_CACHE_MAX_AGE_MS,
+} from '../../src/messages/message-read-cache.js';
 import { describeEachDialect, fakeClock, openSecondNode, type SecondNode } from '../support/test-board.js';
 import { API, createMessageTestBoard, type MessageTestBoard, seedMessages } from './message-fixture.js';
 
@@ -154,5 +158,54 @@ describeEachDialect('message reads remembered during a crawl', (dialect) => {
     expect(await store.listAreaMessages('general', request)).toBe(twice);
     clock.advance(1);
     expect(await store.listAreaMessages('general', request)).not.toBe(twice);
+  });
+});
+
+describe('loads of one read under way', () => {
+  const page = (subject: string) => ({ items: [{ subject }], nextKey: null }) as never;
+  function deferred() {
+    let resolve: (value: never) => void = () => {};
+    let reject: (error: Error) => void = () => {};
+    const promise = new Promise<never>((onValue, onError) => {
+      resolve = onValue;
+      reject = onError;
+    });
+    return { promise, resolve, reject };
+  }
+
+  it('lets a read asked for while it loads wait for that load, but never across a write', async () => {
+    const cache = createMessageReadCache(fakeClock());
+    const first = deferred();
+    const load = vi.fn(() => first.promise);
+    const asked = Array.from({ length: 5 }, () => cache.page('general 1', load));
+    expect(load).toHaveBeenCalledTimes(1);
+    first.resolve(page('one'));
+    expect(await Promise.all(asked)).toEqual(Array.from({ length: 5 }, () => page('one')));
+
+    // A write while a load is under way: a read asked for after it loads again.
+    const before = deferred();
+    const after = deferred();
+    const loads = [before, after];
+    const loadInTurn = vi.fn(() => (loads.shift() ?? deferred()).promise);
+    const early = cache.page('general 1', loadInTurn);
+    cache.written();
+    const late = cache.page('general 1', loadInTurn);
+    expect(loadInTurn).toHaveBeenCalledTimes(2);
+    before.resolve(page('stale'));
+    after.resolve(page('fresh'));
+    expect([await early, await late]).toEqual([page('stale'), page('fresh')]);
+  });
+
+  it('hands a failed load to everyone who waited for it, and loads again when asked next', async () => {
+    const cache = createMessageReadCache(fakeClock());
+    const failing = deferred();
+    const load = vi.fn(() => failing.promise);
+    const asked = [cache.search('modem', load), cache.search('modem', load)];
+    failing.reject(new Error('database gone'));
+    await expect(Promise.all(asked)).rejects.toThrow('database gone');
+    await expect(asked[1]).rejects.toThrow('database gone');
+    const retried = cache.search('modem', async () => page('back'));
+    expect(await retried).toEqual(page('back'));
+    expect(load).toHaveBeenCalledTimes(1);
   });
 });
