@@ -131,8 +131,9 @@ export function createMessageReadCache(clock: Clock): MessageReadCache {
    * the readers asking in the next moment would otherwise all go to the database at once (on
    * PostgreSQL each taking a connection, and for a search a place in the budget). A read asked
    * for after a write begins in a newer version, so it never waits for a load begun before it.
+   * Someone waiting makes it a read asked for twice: its answer is kept.
    */
-  const loading = new Map<string, Promise<unknown>>();
+  const loading = new Map<string, { readonly answer: Promise<unknown>; isAskedAgain: boolean }>();
 
   /**
    * `load`'s answer from `cache` while it is fresh; else loaded (or the load under way awaited),
@@ -150,32 +151,26 @@ export function createMessageReadCache(clock: Clock): MessageReadCache {
     // What the cache holds was loaded by the same `load`: a T that is not undefined.
     if (known !== undefined) return known as Loaded;
     const loadedAt = currentVersion();
-    const flight = `${loadedAt} ${sighting}`;
-    const underWay = loading.get(flight);
-    // Begun by the same `load` for the same read: its answer is a Loaded.
-    if (underWay !== undefined) return underWay as Promise<Loaded>;
-    const loaded = loadAndKeep(cache, sighting, key, load, loadedAt);
-    loading.set(flight, loaded);
-    try {
-      return await loaded;
-    } finally {
-      loading.delete(flight);
+    const flightKey = `${loadedAt} ${sighting}`;
+    const underWay = loading.get(flightKey);
+    if (underWay !== undefined) {
+      underWay.isAskedAgain = true;
+      // Begun by the same `load` for the same read: its answer is a Loaded.
+      return underWay.answer as Promise<Loaded>;
     }
-  }
-
-  async function loadAndKeep<T, Loaded extends T | undefined>(
-    cache: RecentCache<T>,
-    sighting: string,
-    key: string,
-    load: () => Promise<Loaded>,
-    loadedAt: number,
-  ): Promise<Loaded> {
     const loadedAtMs = clock.now().getTime();
-    const value = await load();
-    const times = { loadedAtMs, expiresAtMs: loadedAtMs + MESSAGE_READ_CACHE_MAX_AGE_MS };
-    if (sightings.get(sighting, ANY_VERSION) === undefined) sightings.set(sighting, true, times, ANY_VERSION);
-    else if (value !== undefined) cache.set(key, value, times, loadedAt);
-    return value;
+    const flight = { answer: load(), isAskedAgain: false };
+    loading.set(flightKey, flight);
+    try {
+      const value = await flight.answer;
+      const times = { loadedAtMs, expiresAtMs: loadedAtMs + MESSAGE_READ_CACHE_MAX_AGE_MS };
+      const isSeenBefore = flight.isAskedAgain || sightings.get(sighting, ANY_VERSION) !== undefined;
+      if (!isSeenBefore) sightings.set(sighting, true, times, ANY_VERSION);
+      else if (value !== undefined) cache.set(key, value, times, loadedAt);
+      return value;
+    } finally {
+      loading.delete(flightKey);
+    }
   }
 
   return {

@@ -181,8 +181,12 @@ describe('loads of one read under way', () => {
     expect(load).toHaveBeenCalledTimes(1);
     first.resolve(page('one'));
     expect(await Promise.all(asked)).toEqual(Array.from({ length: 5 }, () => page('one')));
+    // Asked for five times at once is asked for again: the answer is kept.
+    expect(await cache.page('general 1', load)).toEqual(page('one'));
+    expect(load).toHaveBeenCalledTimes(1);
 
     // A write while a load is under way: a read asked for after it loads again.
+    cache.written();
     const before = deferred();
     const after = deferred();
     const loads = [before, after];
