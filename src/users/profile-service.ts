@@ -130,10 +130,10 @@ export function createProfileService(deps: {
   const { store, twoFactor } = deps;
 
   async function ownProfileOf(user: CallerUser): Promise<OwnProfile> {
-    const row = await store.findById(user.id);
+    const [row, totpEnabled] = await Promise.all([store.findById(user.id), twoFactor.isEnabled(user.id)]);
     // The auth hook saw this user a moment ago; gone now means deleted in between.
     if (!row) throw new UnauthorizedError('auth.account-gone', 'The account no longer exists.');
-    return toOwnProfile(row, user.groups, await twoFactor.isEnabled(user.id));
+    return toOwnProfile(row, user.groups, totpEnabled);
   }
 
   function requireUser(caller: Caller): UserCaller {

@@ -185,10 +185,11 @@ const PASSWORD_THROTTLED =
 export function registerUserRoutes(fastify: FastifyInstance, board: Board): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   // Private mail: the own profile carries the unread mail count (the block list is in mail-routes.ts).
-  const withUnreadMail = async <Profile extends object>(caller: Caller, profile: Profile) => ({
-    ...profile,
-    unreadMail: await board.mail.unreadCount(caller),
-  });
+  // Read beside the profile, not after it: one round trip's wait on PostgreSQL, not two.
+  const withUnreadMail = async <Profile extends object>(caller: Caller, profile: Promise<Profile>) => {
+    const [own, unreadMail] = await Promise.all([profile, board.mail.unreadCount(caller)]);
+    return { ...own, unreadMail };
+  };
 
   app.get(
     '/users/me',
@@ -199,7 +200,7 @@ export function registerUserRoutes(fastify: FastifyInstance, board: Board): void
         response: { 200: OwnProfile, ...ProblemResponses(401, 403) },
       },
     },
-    async (request) => withUnreadMail(request.caller, await board.profiles.getOwnProfile(request.caller)),
+    async (request) => withUnreadMail(request.caller, board.profiles.getOwnProfile(request.caller)),
   );
 
   app.put(
@@ -213,8 +214,7 @@ export function registerUserRoutes(fastify: FastifyInstance, board: Board): void
         response: { 200: OwnProfile, ...ProblemResponses(401, 403, 415) },
       },
     },
-    async (request) =>
-      withUnreadMail(request.caller, await board.profiles.updateOwnProfile(request.caller, request.body)),
+    async (request) => withUnreadMail(request.caller, board.profiles.updateOwnProfile(request.caller, request.body)),
   );
 
   app.post(
