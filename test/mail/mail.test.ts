@@ -357,4 +357,19 @@ describeEachDialect('private mail', (dialect) => {
     expect(second.json().meta.nextCursor).toBeNull();
     expect((await get(bob, `/mail/search?q=zeppelin&limit=2&cursor=${cursor}`)).statusCode).toBe(400);
   });
+
+  it("clears a sender's window once it is over, at most once a minute per node, on someone's next send", async () => {
+    const { auth: fay, userId: fayId } = await board.userWithToken('fay');
+    const { auth: gus } = await board.userWithToken('gus');
+    const windowOf = (userId: number) =>
+      board.board.db.selectFrom('loginAttempts').select('subject').where('subject', '=', `mail:${userId}`).execute();
+    // Last in the file: the clock moves past the access tokens of the tests above.
+    clock.advance(60_000);
+    await sendOk(fay, { to: 'bob', subject: 'Once', body: 'b' });
+    expect(await windowOf(fayId)).toHaveLength(1);
+    // Fay's window is over; Gus's send clears it (the last clearing was more than a minute ago).
+    clock.advance(601_000);
+    await sendOk(gus, { to: 'bob', subject: 'Later', body: 'b' });
+    expect(await windowOf(fayId)).toEqual([]);
+  });
 });
