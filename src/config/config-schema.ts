@@ -278,6 +278,60 @@ export const ConfigSchema = Type.Object(
           },
           { ...Strict, default: {} },
         ),
+        // Terminal callers over SSH (the board's own accounts; a host key made at first start).
+        ssh: Type.Object(
+          {
+            enabled: Type.Boolean({ default: false }),
+            address: Type.String({ default: '127.0.0.1' }),
+            port: Type.Integer({ default: 2222, minimum: 0, maximum: 65535 }),
+            hostKeyPath: Type.String({
+              default: '',
+              description:
+                'The SSH host key (OpenSSH format); empty = <dataDir>/ssh_host_ed25519_key, made at first start',
+            }),
+          },
+          { ...Strict, default: {} },
+        ),
+        // Terminal callers over telnet: no encryption, so passwords cross the network readable.
+        telnet: Type.Object(
+          {
+            enabled: Type.Boolean({ default: false }),
+            address: Type.String({ default: '127.0.0.1' }),
+            port: Type.Integer({ default: 2323, minimum: 0, maximum: 65535 }),
+          },
+          { ...Strict, default: {} },
+        ),
+        // What SSH and telnet callers share: limits, timeouts, the welcome screen.
+        terminal: Type.Object(
+          {
+            idleTimeoutSeconds: Type.Integer({
+              default: 600,
+              minimum: 10,
+              description: 'A caller who types nothing for this long is said goodbye to and disconnected',
+            }),
+            loginTimeoutSeconds: Type.Integer({
+              default: 60,
+              minimum: 5,
+              maximum: 600,
+              description: 'Time a connection has to finish its handshake and log in',
+            }),
+            maxConnectionsPerNode: Type.Integer({ default: 500, minimum: 1, maximum: 100_000 }),
+            maxConnectionsPerAddress: Type.Integer({ default: 10, minimum: 1, maximum: 10_000 }),
+            maxUnauthenticatedPerAddress: Type.Integer({
+              default: 3,
+              minimum: 1,
+              maximum: 1000,
+              description: 'Connections from one address that have not logged in yet',
+            }),
+            welcomePauseSeconds: Type.Integer({
+              default: 0,
+              minimum: 0,
+              maximum: 60,
+              description: 'The welcome screen stays this long before the main menu (0: straight on)',
+            }),
+          },
+          { ...Strict, default: {} },
+        ),
       },
       { ...Strict, default: {} },
     ),

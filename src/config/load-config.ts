@@ -175,6 +175,8 @@ function resolveDerivedPaths(config: ConfigFile, baseDir: string): void {
   for (const [tag, directory] of Object.entries(config.fileBase.storageTags)) {
     config.fileBase.storageTags[tag] = path.resolve(config.paths.dataDir, directory);
   }
+  const ssh = config.contentServers.ssh;
+  ssh.hostKeyPath = path.resolve(config.paths.dataDir, ssh.hostKeyPath || 'ssh_host_ed25519_key');
 }
 
 function checkCrossReferences(config: ConfigFile): void {
