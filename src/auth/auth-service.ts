@@ -10,6 +10,7 @@ import type { LoginThrottle } from './login-throttle.js';
 import { hashPassword, needsRehash, verifyAgainstDummy, verifyPassword } from './passwords.js';
 import { type RateLimitQuota, rateLimitHeaders } from './rate-limit-headers.js';
 import type { RefreshTokens } from './refresh-tokens.js';
+import type { SessionVia } from './session-store.js';
 import type { TwoFactorService } from './two-factor-service.js';
 
 export interface LoginInput {
@@ -20,6 +21,8 @@ export interface LoginInput {
   readonly isSecure: boolean;
   /** The one-time code (or a recovery code) of an account with two-factor login on. */
   readonly otp?: string | undefined;
+  /** Where the caller logs in from (the session list shows it): the API unless said otherwise. */
+  readonly via?: SessionVia;
 }
 
 /** What login and refresh hand back: the token response body and the refresh token for the cookie. */
@@ -145,6 +148,7 @@ export function createAuthService(deps: {
           userId: user.id,
           isSecure: input.isSecure,
           clientAddress: input.clientAddress,
+          ...(input.via === undefined ? {} : { via: input.via }),
         });
         await refreshTokens.endOldestSessions(trx, {
           userId: user.id,
