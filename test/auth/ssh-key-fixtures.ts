@@ -24,22 +24,30 @@ export const FINGERPRINT_BY_SSH_KEYGEN = 'SHA256:+JGxGmSvZ2an6LD4Q5YAmi/cP6/YB1x
 
 type KeyKind = 'ed25519' | 'ecdsa-256' | 'ecdsa-384' | 'ecdsa-521' | 'rsa-2048' | 'rsa-1024';
 
+/** The length of the key in an `ssh-ed25519` blob: 32 in every key OpenSSH makes. */
+const ed25519KeyLength = (blob: Buffer) => blob.readUInt32BE(4 + 'ssh-ed25519'.length);
+
 /** A new key pair of `kind`, made by the SSH library (not by the board's code). */
 export function newSshKey(kind: KeyKind, comment = ''): TestSshKey {
   const [family, size] = kind.split('-') as ['ed25519' | 'ecdsa' | 'rsa', string | undefined];
-  const pair =
-    family === 'ed25519'
-      ? utils.generateKeyPairSync('ed25519', { comment })
-      : utils.generateKeyPairSync(family, { bits: Number(size), comment });
-  const [type = '', base64 = ''] = pair.public.split(' ');
-  const blob = Buffer.from(base64, 'base64');
-  return {
-    line: pair.public.trim(),
-    type,
-    blob,
-    fingerprint: `SHA256:${createHash('sha256').update(blob).digest('base64').replace(/=+$/, '')}`,
-    privateKey: pair.private,
-  };
+  for (;;) {
+    const pair =
+      family === 'ed25519'
+        ? utils.generateKeyPairSync('ed25519', { comment })
+        : utils.generateKeyPairSync(family, { bits: Number(size), comment });
+    const [type = '', base64 = ''] = pair.public.split(' ');
+    const blob = Buffer.from(base64, 'base64');
+    // The library writes an Ed25519 key whose first byte is 0 as 31 bytes (one key in 256), a
+    // blob OpenSSH never makes and the board rightly refuses: such a pair is made again.
+    if (family === 'ed25519' && ed25519KeyLength(blob) !== 32) continue;
+    return {
+      line: pair.public.trim(),
+      type,
+      blob,
+      fingerprint: `SHA256:${createHash('sha256').update(blob).digest('base64').replace(/=+$/, '')}`,
+      privateKey: pair.private,
+    };
+  }
 }
 
 /** An SSH wire string (RFC 4251 §5): uint32 length, then the bytes. */
