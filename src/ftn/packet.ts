@@ -238,13 +238,15 @@ function* readPackedMessages(bytes: Buffer, maxBodyBytes: number): Generator<Pac
         `${where}: the packet ends inside the message's ${PACKED_MESSAGE_FIXED_BYTES}-byte header`,
       );
     }
-    const word = (at: number) => bytes.readUInt16LE(offset + at);
     const dateField = bytes.subarray(offset + 14, offset + 14 + DATE_FIELD_BYTES);
     const dateEnd = dateField.indexOf(0);
     if (dateEnd === -1) throw new FtnFormatError(`${where}: the date has no NUL within ${DATE_FIELD_BYTES} bytes`);
-    const fields = { origNode: word(2), destNode: word(4), origNet: word(6), destNet: word(8) };
-    const attribute = word(10);
-    const cost = word(12);
+    const origNode = bytes.readUInt16LE(offset + 2);
+    const destNode = bytes.readUInt16LE(offset + 4);
+    const origNet = bytes.readUInt16LE(offset + 6);
+    const destNet = bytes.readUInt16LE(offset + 8);
+    const attribute = bytes.readUInt16LE(offset + 10);
+    const cost = bytes.readUInt16LE(offset + 12);
     offset += PACKED_MESSAGE_FIXED_BYTES;
 
     const toName = readField(bytes, offset, MAX_NAME_BYTES, 'to name', where);
@@ -256,7 +258,10 @@ function* readPackedMessages(bytes: Buffer, maxBodyBytes: number): Generator<Pac
     const body = readField(bytes, offset, maxBodyBytes, 'body', where);
     offset += body.length + 1;
     yield {
-      ...fields,
+      origNode,
+      destNode,
+      origNet,
+      destNet,
       attribute,
       cost,
       dateTime: dateField.subarray(0, dateEnd).toString('latin1'),
