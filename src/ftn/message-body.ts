@@ -126,6 +126,14 @@ function readKludge(line: string): Kludge {
   return match ? { name: match[1] ?? '', value: match[2] ?? '' } : { name: line, value: '' };
 }
 
+/**
+ * Pushes `items` one by one: `push(...items)` passes them as arguments, and a SEEN-BY line of a
+ * body over a raised limit can hold more entries than a call takes arguments.
+ */
+function appendAll<T>(target: T[], items: readonly T[]): void {
+  for (const item of items) target.push(item);
+}
+
 const isTearLine = (line: string) => line === '---' || line.startsWith('--- ');
 const isTailLine = (line: string) => line.startsWith(SOH) || line.startsWith(SEEN_BY_PREFIX);
 
@@ -197,14 +205,14 @@ export function readMessageBody(body: Uint8Array): ReadMessageBody {
     const isText = index >= textStart && index < textEnd;
     if (line.startsWith(SOH)) {
       const kludge = readKludge(line.slice(1));
-      if (kludge.name === PATH_NAME) path.push(...readNetNodeLine(kludge.value, 0, 'PATH'));
+      if (kludge.name === PATH_NAME) appendAll(path, readNetNodeLine(kludge.value, 0, 'PATH'));
       else if (!(CHARSET_KLUDGES.has(kludge.name.toUpperCase()) && charsetOfChrs(kludge.value) !== null)) {
         kludges.push(kludge);
       }
     } else if (isText) {
       textLines.push(line);
     } else if (index >= textEnd && line.startsWith(SEEN_BY_PREFIX)) {
-      seenBy.push(...readNetNodeLine(line, SEEN_BY_PREFIX.length, 'SEEN-BY'));
+      appendAll(seenBy, readNetNodeLine(line, SEEN_BY_PREFIX.length, 'SEEN-BY'));
     }
   });
   return { area, kludges, text: textLines.join('\n'), tearLine, origin, seenBy, path, charset };
@@ -291,14 +299,16 @@ function checkBody(body: MessageBody): string[] {
  */
 export function writeMessageBody(body: MessageBody, charset: OutgoingCharset): Buffer {
   const textLines = checkBody(body);
-  const lines: string[] = [];
-  if (body.area !== null) lines.push(`${AREA_PREFIX}${body.area}`);
-  lines.push(...body.kludges.map(formatKludge), formatKludge({ name: 'CHRS', value: chrsValueOf(charset) }));
-  lines.push(...textLines);
-  if (body.tearLine !== null) lines.push(body.tearLine === '' ? '---' : `--- ${body.tearLine}`);
-  if (body.origin !== null) lines.push(originLine(body.origin));
-  lines.push(...netNodeLines(SEEN_BY_PREFIX, body.seenBy));
-  lines.push(...netNodeLines(`${SOH}${PATH_NAME}:`, body.path));
+  const lines = [
+    ...(body.area === null ? [] : [`${AREA_PREFIX}${body.area}`]),
+    ...body.kludges.map(formatKludge),
+    formatKludge({ name: 'CHRS', value: chrsValueOf(charset) }),
+    ...textLines,
+    ...(body.tearLine === null ? [] : [body.tearLine === '' ? '---' : `--- ${body.tearLine}`]),
+    ...(body.origin === null ? [] : [originLine(body.origin)]),
+    ...netNodeLines(SEEN_BY_PREFIX, body.seenBy),
+    ...netNodeLines(`${SOH}${PATH_NAME}:`, body.path),
+  ];
   return encodeFtnText(lines.map((line) => `${line}\r`).join(''), charset);
 }
 
