@@ -1,5 +1,5 @@
 import { type FtnAddress, formatZoneNetNode, type NetNode, parseFtnAddress, quoteForError } from './ftn-address.js';
-import { chooseCharset, decodeFtnText, encodeFtnTextCut } from './ftn-charset.js';
+import { chooseCharset, decodeFtnText, encodeFtnTextCut, type OutgoingCharset } from './ftn-charset.js';
 import { type FtnDateTime, formatFtnDateTime, formatTzutc, parseFtnDateTime } from './ftn-date.js';
 import { FtnFormatError } from './ftn-format-error.js';
 import {
@@ -86,7 +86,7 @@ function draftKludges(draft: MessageDraft, msgIdAddress: FtnAddress): Kludge[] {
 function packDraft(
   draft: MessageDraft,
   fields: Pick<PackedMessage, 'origNode' | 'destNode' | 'origNet' | 'destNet' | 'attribute'>,
-  body: (charset: 'CP437' | 'UTF-8') => Buffer,
+  body: (charset: OutgoingCharset) => Buffer,
   extraTexts: readonly string[],
 ): PackedMessage {
   const charset = chooseCharset([
