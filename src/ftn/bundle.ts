@@ -1,6 +1,5 @@
 import zlib from 'node:zlib';
-import { quoteForError } from './ftn-address.js';
-import { FtnFormatError } from './ftn-format-error.js';
+import { FtnFormatError, quoteForError } from './ftn-format-error.js';
 import { isPacketFileName } from './packet.js';
 
 /**

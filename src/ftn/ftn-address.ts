@@ -1,4 +1,4 @@
-import { FtnFormatError } from './ftn-format-error.js';
+import { FtnFormatError, quoteForError } from './ftn-format-error.js';
 
 /**
  * A FidoNet-technology address, `zone:net/node[.point][@domain]` (21:1/100, 21:1/100.2@fsxnet).
@@ -31,15 +31,6 @@ const DOMAIN = /^[a-z0-9_-]{1,8}$/;
 const ADDRESS = /^([0-9]+):([0-9]+)\/([0-9]+)(?:\.([0-9]+))?(?:@(.*))?$/;
 const NET_NODE = /^([0-9]+)\/([0-9]+)$/;
 const NODE_ONLY = /^[0-9]+$/;
-/** Longest text quoted back in an error: enough to recognise it, never a whole hostile line. */
-const QUOTED_MAX = 60;
-
-/** `text` in quotes for an error message: escaped, and cut when long. */
-export function quoteForError(text: string): string {
-  const cut = text.length > QUOTED_MAX ? `${text.slice(0, QUOTED_MAX)}…` : text;
-  return JSON.stringify(cut);
-}
-
 function readNumber(digits: string, what: string, min: number, whole: string): number {
   if (digits.length > 1 && digits.startsWith('0')) {
     throw new FtnFormatError(`${quoteForError(whole)}: the ${what} ${digits} has a leading zero`);

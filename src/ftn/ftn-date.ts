@@ -1,5 +1,4 @@
-import { quoteForError } from './ftn-address.js';
-import { FtnFormatError } from './ftn-format-error.js';
+import { FtnFormatError, quoteForError } from './ftn-format-error.js';
 
 /**
  * A wall-clock time as FTN writes it: the sender's local time, with no zone (the TZUTC kludge,

@@ -14,3 +14,12 @@
 export class FtnFormatError extends Error {
   override readonly name = 'FtnFormatError';
 }
+
+/** Longest text quoted back in an error: enough to recognise it, never a whole hostile line. */
+const QUOTED_MAX = 60;
+
+/** `text` in quotes for an error message: escaped, and cut when long. */
+export function quoteForError(text: string): string {
+  const cut = text.length > QUOTED_MAX ? `${text.slice(0, QUOTED_MAX)}…` : text;
+  return JSON.stringify(cut);
+}

@@ -1,7 +1,7 @@
-import { type FtnAddress, formatZoneNetNode, type NetNode, parseFtnAddress, quoteForError } from './ftn-address.js';
+import { type FtnAddress, formatZoneNetNode, type NetNode, parseFtnAddress } from './ftn-address.js';
 import { chooseCharset, decodeFtnText, encodeFtnTextCut, type OutgoingCharset } from './ftn-charset.js';
 import { type FtnDateTime, formatFtnDateTime, formatTzutc, parseFtnDateTime } from './ftn-date.js';
-import { FtnFormatError } from './ftn-format-error.js';
+import { FtnFormatError, quoteForError } from './ftn-format-error.js';
 import {
   formatMsgId,
   type Kludge,

@@ -5,7 +5,6 @@ import {
   type NetNode,
   parseFtnAddress,
   parseNetNodes,
-  quoteForError,
 } from './ftn-address.js';
 import {
   charsetOfChrs,
@@ -15,7 +14,7 @@ import {
   encodeFtnText,
   type OutgoingCharset,
 } from './ftn-charset.js';
-import { FtnFormatError } from './ftn-format-error.js';
+import { FtnFormatError, quoteForError } from './ftn-format-error.js';
 
 /**
  * The text of a packed message and its control lines (FTS-0001, FTS-0004, FTS-0009, FTS-4001,
@@ -84,11 +83,11 @@ const PATH_NAME = 'PATH';
 const NAMES_WITHOUT_COLON: ReadonlySet<string> = new Set(['INTL', 'FMPT', 'TOPT', 'Via']);
 const CHARSET_KLUDGES: ReadonlySet<string> = new Set(['CHRS', 'CHARSET']);
 /**
- * SEEN-BY and PATH lines are wrapped to stay within 79 characters, the line length FTN software
- * keeps to, each line starting again with a full net/node.
+ * SEEN-BY and PATH lines wrap to stay within 79 characters, so an 80-column screen shows each
+ * on one line; each line starts again with a full net/node.
  */
 const MAX_CONTROL_LINE = 79;
-/** The origin line is at most 79 characters too (FTS-0004 era readers cut it there). */
+/** The origin line keeps within 79 characters too, for the same screens. */
 const MAX_ORIGIN_LINE = 79;
 /** An area tag: printable ASCII without spaces. */
 const AREA_TAG = /^[\x21-\x7e]+$/;

@@ -1,6 +1,6 @@
-import { checkFtnAddress, type FtnAddress, MAX_ADDRESS_NUMBER, quoteForError } from './ftn-address.js';
+import { checkFtnAddress, type FtnAddress, MAX_ADDRESS_NUMBER } from './ftn-address.js';
 import { type FtnDateTime, isValidFtnDateTime } from './ftn-date.js';
-import { FtnFormatError } from './ftn-format-error.js';
+import { FtnFormatError, quoteForError } from './ftn-format-error.js';
 
 /**
  * FTS-0001 packets with the FSC-0048 "type 2+" header: read (type 2+ and plain type 2) and
