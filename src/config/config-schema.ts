@@ -53,6 +53,56 @@ const MessageConference = Type.Object(
   Strict,
 );
 
+/** A link to another FTN system: its address, where to call it, the session password. */
+const FtnHub = Type.Object(
+  {
+    address: Type.String({ minLength: 1, description: 'zone:net/node[.point] of the hub' }),
+    host: Type.String({ minLength: 1 }),
+    port: Type.Integer({ default: 24554, minimum: 1, maximum: 65535 }),
+    password: Type.String({ minLength: 1, maxLength: 40, description: 'The binkp session password the hub gave you' }),
+  },
+  Strict,
+);
+
+/** A system that polls this board as its hub (another board of ours, or anyone's node). */
+const FtnDownlink = Type.Object(
+  {
+    address: Type.String({ minLength: 1 }),
+    password: Type.String({ minLength: 1, maxLength: 40 }),
+  },
+  Strict,
+);
+
+/** One FTN network the board belongs to (`ftn.networks.<name>`). */
+const FtnNetwork = Type.Object(
+  {
+    address: Type.String({ minLength: 1, description: 'Our address in this network: zone:net/node[.point]' }),
+    hub: FtnHub,
+    downlinks: Type.Array(FtnDownlink, { default: [] }),
+    pollMinutes: Type.Integer({
+      default: 15,
+      minimum: 0,
+      maximum: 1440,
+      description: 'Call the hub this often (0: only `baud ftn poll` and incoming calls)',
+    }),
+    originLine: Type.String({
+      default: '',
+      maxLength: 60,
+      description: 'The Origin line text; empty = the board name',
+    }),
+  },
+  Strict,
+);
+
+/** A baud message area carried as an echo of a network (`ftn.areas.<area tag>`). */
+const FtnArea = Type.Object(
+  {
+    network: Type.String({ minLength: 1 }),
+    echoTag: Type.String({ pattern: '^[!-~]{1,60}$', description: "The echo's AREA: tag, e.g. FSX_GEN" }),
+  },
+  Strict,
+);
+
 const FileArea = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 128 }),
@@ -278,6 +328,15 @@ export const ConfigSchema = Type.Object(
           },
           { ...Strict, default: {} },
         ),
+        // The binkp mailer answering calls of hubs and downlinks (FTS-1026).
+        binkp: Type.Object(
+          {
+            enabled: Type.Boolean({ default: false }),
+            address: Type.String({ default: '0.0.0.0' }),
+            port: Type.Integer({ default: 24554, minimum: 0, maximum: 65535 }),
+          },
+          { ...Strict, default: {} },
+        ),
         // Terminal callers over SSH (the board's own accounts; a host key made at first start).
         ssh: Type.Object(
           {
@@ -336,6 +395,14 @@ export const ConfigSchema = Type.Object(
       { ...Strict, default: {} },
     ),
     messageConferences: Type.Record(Tag, MessageConference, { default: {} }),
+    // FidoNet-technology networks: echomail and netmail over binkp (docs/operator-guide.md "Joining a network").
+    ftn: Type.Object(
+      {
+        networks: Type.Record(Type.String({ pattern: '^[a-z0-9][a-z0-9_-]{0,31}$' }), FtnNetwork, { default: {} }),
+        areas: Type.Record(Tag, FtnArea, { default: {} }),
+      },
+      { ...Strict, default: {} },
+    ),
     fileBase: Type.Object(
       {
         maxUploadBytes: Type.Integer({ default: MAX_UPLOAD_BYTES, minimum: 1, maximum: MAX_UPLOAD_BYTES }),
@@ -365,6 +432,14 @@ export function fillConfigDefaults(raw: unknown): unknown {
     if (isPlainObject(filled)) mapRecord(filled.areas, (area) => Value.Default(MessageArea, area));
     return filled;
   });
+  const ftn = config.ftn;
+  if (isPlainObject(ftn)) {
+    mapRecord(ftn.networks, (network) => {
+      const filled = Value.Default(FtnNetwork, network);
+      if (isPlainObject(filled) && isPlainObject(filled.hub)) filled.hub = Value.Default(FtnHub, filled.hub);
+      return filled;
+    });
+  }
   const fileBase = config.fileBase;
   if (isPlainObject(fileBase)) mapRecord(fileBase.areas, (area) => Value.Default(FileArea, area));
   const restApi = (config.contentServers as { web?: { restApi?: Record<string, unknown> } } | undefined)?.web?.restApi;

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import Hjson from 'hjson';
 import { Value } from 'typebox/value';
+import { parseFtnAddress } from '../ftn/ftn-address.js';
 import { ConfigError } from './config-error.js';
 import { type ConfigFile, ConfigSchema, fillConfigDefaults, TAG_PATTERN } from './config-schema.js';
 
@@ -227,6 +228,7 @@ function checkCrossReferences(config: ConfigFile): void {
       confTags.set(areaTag, confTag);
     }
   }
+  checkFtnReferences(config, confTags);
   for (const origin of config.contentServers.web.restApi.corsAllowedOrigins) {
     if (origin !== '*' && !/^https?:\/\/[^/\s]+$/.test(origin)) {
       throw new ConfigError(
@@ -234,6 +236,38 @@ function checkCrossReferences(config: ConfigFile): void {
         `configuration: contentServers.web.restApi.corsAllowedOrigins: "${origin}" is not "*" or an origin like https://example.org`,
       );
     }
+  }
+}
+
+/** Every FTN address parses, every echo names a known network and a configured area, once each. */
+function checkFtnReferences(config: ConfigFile, areaConferences: ReadonlyMap<string, string>): void {
+  const fail = (key: string, problem: string) => new ConfigError('config.invalid', `configuration: ${key}: ${problem}`);
+  const checkAddress = (key: string, text: string) => {
+    try {
+      parseFtnAddress(text);
+    } catch (error) {
+      throw fail(key, (error as Error).message);
+    }
+  };
+  for (const [name, network] of Object.entries(config.ftn.networks)) {
+    checkAddress(`ftn.networks.${name}.address`, network.address);
+    checkAddress(`ftn.networks.${name}.hub.address`, network.hub.address);
+    for (const [index, downlink] of network.downlinks.entries()) {
+      checkAddress(`ftn.networks.${name}.downlinks.${index}.address`, downlink.address);
+    }
+  }
+  const echoes = new Map<string, string>();
+  for (const [areaTag, area] of Object.entries(config.ftn.areas)) {
+    if (!(area.network in config.ftn.networks)) {
+      throw fail(`ftn.areas.${areaTag}.network`, `unknown network "${area.network}" (define it in ftn.networks)`);
+    }
+    if (!areaConferences.has(areaTag)) {
+      throw fail(`ftn.areas.${areaTag}`, `unknown message area "${areaTag}" (define it in messageConferences)`);
+    }
+    const echo = `${area.network}/${area.echoTag.toUpperCase()}`;
+    const other = echoes.get(echo);
+    if (other) throw fail(`ftn.areas.${areaTag}.echoTag`, `echo ${area.echoTag} is already carried by area "${other}"`);
+    echoes.set(echo, areaTag);
   }
 }
 

@@ -5,6 +5,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config/config-error.js';
 import { configFromObject, loadConfig, resolveConfigPath } from '../../src/config/load-config.js';
 
+/** A hub as the operator guide's fsxNet example configures it. */
+const FSX_HUB = { address: '21:1/100', host: 'hub.example.org', password: 'secret' };
+
 describe('loadConfig', () => {
   let dir: string;
   beforeEach(() => {
@@ -118,6 +121,31 @@ describe('loadConfig', () => {
       { contentServers: { web: { restApi: { jwtSecret: 'short' } } } },
       'configuration: contentServers.web.restApi.jwtSecret: must not have fewer than 32 characters',
     ],
+    [
+      { ftn: { networks: { fsxnet: { address: '21:1', hub: FSX_HUB } } } },
+      'configuration: ftn.networks.fsxnet.address: "21:1" is not an FTN address (zone:net/node[.point][@domain])',
+    ],
+    [
+      { ftn: { networks: { fsxnet: { address: '21:1/999', hub: { ...FSX_HUB, address: 'hub' } } } } },
+      'configuration: ftn.networks.fsxnet.hub.address: "hub" is not an FTN address (zone:net/node[.point][@domain])',
+    ],
+    [
+      { ftn: { networks: { fsxnet: { address: '21:1/999', hub: { address: '21:1/100', host: 'hub.example.org' } } } } },
+      'configuration: missing required key ftn.networks.fsxnet.hub.password',
+    ],
+    [
+      { ftn: { areas: { general: { network: 'fsxnet', echoTag: 'FSX_GEN' } } } },
+      'configuration: ftn.areas.general.network: unknown network "fsxnet" (define it in ftn.networks)',
+    ],
+    [
+      {
+        ftn: {
+          networks: { fsxnet: { address: '21:1/999', hub: FSX_HUB } },
+          areas: { nowhere: { network: 'fsxnet', echoTag: 'FSX_GEN' } },
+        },
+      },
+      'configuration: ftn.areas.nowhere: unknown message area "nowhere" (define it in messageConferences)',
+    ],
   ])('rejects %j naming the key', (raw, message) => {
     expect(() => configFromObject(raw)).toThrow(new ConfigError('config.invalid', message));
   });
@@ -136,6 +164,43 @@ describe('loadConfig', () => {
   it('rejects a BAUD_PORT that is not a number', () => {
     expect(() => loadConfig({ cwd: dir, env: { BAUD_PORT: 'eighty' } })).toThrow(
       'BAUD_PORT: must be a port number, got "eighty"',
+    );
+  });
+});
+
+describe('FTN networks', () => {
+  it('fills in the defaults of a network and its hub, and accepts an echo of a configured area', () => {
+    const config = configFromObject({
+      messageConferences: { local: { name: 'Local', areas: { fsx_gen: { name: 'fsxNet General' } } } },
+      ftn: {
+        networks: { fsxnet: { address: '21:1/999', hub: FSX_HUB } },
+        areas: { fsx_gen: { network: 'fsxnet', echoTag: 'FSX_GEN' } },
+      },
+    });
+    expect(config.ftn.networks.fsxnet).toEqual({
+      address: '21:1/999',
+      hub: { ...FSX_HUB, port: 24554 },
+      downlinks: [],
+      pollMinutes: 15,
+      originLine: '',
+    });
+    expect(config.contentServers.binkp).toEqual({ enabled: false, address: '0.0.0.0', port: 24554 });
+  });
+
+  it('refuses one echo carried by two areas', () => {
+    expect(() =>
+      configFromObject({
+        messageConferences: { local: { name: 'Local', areas: { a: { name: 'A' }, b: { name: 'B' } } } },
+        ftn: {
+          networks: { fsxnet: { address: '21:1/999', hub: FSX_HUB } },
+          areas: { a: { network: 'fsxnet', echoTag: 'FSX_GEN' }, b: { network: 'fsxnet', echoTag: 'fsx_gen' } },
+        },
+      }),
+    ).toThrow(
+      new ConfigError(
+        'config.invalid',
+        'configuration: ftn.areas.b.echoTag: echo fsx_gen is already carried by area "a"',
+      ),
     );
   });
 });
