@@ -1,0 +1,200 @@
+import { readdir, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { type Caller, isSysop } from '../caller.js';
+import { ForbiddenError, NotFoundError, UnauthorizedError } from '../errors.js';
+import type { NetmailGateway } from '../mail/mail-service.js';
+import { formatFtnAddress } from './ftn-address.js';
+import { createNetmailGateway } from './ftn-netmail.js';
+import type { FtnNetwork } from './ftn-networks.js';
+import type { FtnObserver, FtnObserverRelay } from './ftn-observer.js';
+import type { FtnScanner, ScanReport } from './ftn-scanner.js';
+import type { FtnStore, TossJournalEntry } from './ftn-store.js';
+import type { FtnTosser, TossReport } from './ftn-tosser.js';
+
+/** Files waiting in a directory, and their bytes. */
+export interface SpoolFiles {
+  readonly files: number;
+  readonly bytes: number;
+}
+
+export interface FtnLinkStatus {
+  /** `zone:net/node[.point]` */
+  readonly address: string;
+  readonly role: 'hub' | 'downlink';
+  /** Where the hub is called (`host:port`); null for a downlink, which calls us. */
+  readonly calls: string | null;
+  /** Packets and bundles waiting in the link's outbound. */
+  readonly outbound: SpoolFiles;
+}
+
+export interface FtnNetworkStatus {
+  readonly network: string;
+  /** Ours in the network. */
+  readonly address: string;
+  readonly pollMinutes: number;
+  /** Echomail areas carried. */
+  readonly areas: number;
+  readonly links: readonly FtnLinkStatus[];
+  /** Files received and not tossed yet. */
+  readonly inbound: SpoolFiles;
+  /** Files the tosser moved aside (each with a `.reason.txt`). */
+  readonly bad: SpoolFiles;
+  /** Netmail sent here and not packed yet. */
+  readonly queuedNetmail: number;
+  /** The newest file tossed or moved to bad, or null. */
+  readonly lastToss: TossJournalEntry | null;
+}
+
+export interface FtnStatus {
+  readonly networks: readonly FtnNetworkStatus[];
+}
+
+/**
+ * The board's FTN networks as the operator works them: tossing the inbound, scanning for what
+ * goes out, the figures of `baud ftn status` and `GET /admin/ftn`.
+ */
+export interface FtnService {
+  readonly networks: ReadonlyMap<string, FtnNetwork>;
+  /** Netmail from `POST /mail`, for the mail service. */
+  readonly netmail: NetmailGateway;
+  /** What the FTN side tells the metrics from now on (a serving node's). */
+  observeWith(observer: FtnObserver): void;
+  /** Calls `listener` when netmail was queued on this node (the scanner of a serving node packs it); returns the unsubscribe. */
+  onNetmailQueued(listener: (network: string) => void): () => void;
+  /** Gives new echomail areas their export cursors (what was posted before stays here). */
+  prepare(): Promise<void>;
+  /** Tosses the inbound of one network, or of every network. Unknown name → 404. */
+  toss(network?: string): Promise<TossReport[]>;
+  /** Packs what goes out of one network, or of every network, into the outbounds. Unknown name → 404. */
+  scan(network?: string): Promise<ScanReport[]>;
+  /** Every network's figures (the operator at the console). */
+  status(): Promise<FtnStatus>;
+  /** The same for a caller of the API: sysops only (anonymous → 401, others → 403). */
+  statusFor(caller: Caller): Promise<FtnStatus>;
+}
+
+async function spoolFiles(directory: string, isCounted: (name: string) => boolean): Promise<SpoolFiles> {
+  let names: string[];
+  try {
+    names = await readdir(directory);
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 'ENOENT') return { files: 0, bytes: 0 };
+    throw error;
+  }
+  let files = 0;
+  let bytes = 0;
+  for (const name of names) {
+    if (name.startsWith('.') || !isCounted(name)) continue;
+    try {
+      const info = await stat(path.join(directory, name));
+      if (!info.isFile()) continue;
+      files += 1;
+      bytes += info.size;
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== 'ENOENT') throw error;
+    }
+  }
+  return { files, bytes };
+}
+
+const everyFile = () => true;
+const notReason = (name: string) => !name.endsWith('.reason.txt');
+
+export function createFtnService(deps: {
+  networks: ReadonlyMap<string, FtnNetwork>;
+  store: FtnStore;
+  tosser: FtnTosser;
+  scanner: FtnScanner;
+  /** The relay the tosser and scanner report to. */
+  observer: FtnObserverRelay;
+}): FtnService {
+  const { networks, store, tosser, scanner } = deps;
+  const queuedListeners = new Set<(network: string) => void>();
+  const netmail = createNetmailGateway({
+    networks,
+    store,
+    onQueued: (network) => {
+      for (const listener of queuedListeners) listener(network);
+    },
+  });
+
+  function chosen(name: string | undefined): FtnNetwork[] {
+    if (name === undefined) return [...networks.values()];
+    const network = networks.get(name);
+    if (!network) {
+      const known = [...networks.keys()];
+      throw new NotFoundError(
+        'ftn.network-not-found',
+        `No FTN network "${name}" (${known.length === 0 ? 'the board is in none' : `known: ${known.join(', ')}`}).`,
+      );
+    }
+    return [network];
+  }
+
+  async function networkStatus(network: FtnNetwork, queued: ReadonlyMap<string, number>): Promise<FtnNetworkStatus> {
+    const spool = network.spool();
+    const links: FtnLinkStatus[] = [];
+    for (const link of network.links) {
+      links.push({
+        address: link.name,
+        role: link.role,
+        calls: link.host === null ? null : `${link.host}:${link.port}`,
+        outbound: await spoolFiles(spool.outboundFor(link.address), everyFile),
+      });
+    }
+    const [lastToss] = await store.recentTosses(network.name, 1);
+    return {
+      network: network.name,
+      address: formatFtnAddress(network.address),
+      pollMinutes: network.pollMinutes,
+      areas: network.echoByArea.size,
+      links,
+      inbound: await spoolFiles(spool.inbound, everyFile),
+      bad: await spoolFiles(spool.bad, notReason),
+      queuedNetmail: queued.get(network.name) ?? 0,
+      lastToss: lastToss ?? null,
+    };
+  }
+
+  const service: FtnService = {
+    networks,
+    netmail,
+
+    observeWith: (observer) => deps.observer.attach(observer),
+
+    onNetmailQueued(listener) {
+      queuedListeners.add(listener);
+      return () => queuedListeners.delete(listener);
+    },
+
+    async prepare() {
+      for (const network of networks.values()) await scanner.startCursors(network);
+    },
+
+    async toss(name) {
+      const reports: TossReport[] = [];
+      for (const network of chosen(name)) reports.push(await tosser.tossInbound(network));
+      return reports;
+    },
+
+    async scan(name) {
+      const reports: ScanReport[] = [];
+      for (const network of chosen(name)) reports.push(await scanner.scanNetwork(network));
+      return reports;
+    },
+
+    async status() {
+      const queued = await store.countQueuedNetmail();
+      const statuses: FtnNetworkStatus[] = [];
+      for (const network of networks.values()) statuses.push(await networkStatus(network, queued));
+      return { networks: statuses };
+    },
+
+    async statusFor(caller) {
+      if (caller.kind === 'anonymous') throw new UnauthorizedError('auth.required');
+      if (!isSysop(caller)) throw new ForbiddenError('ftn.sysops-only', "Only sysops see the board's FTN networks.");
+      return service.status();
+    },
+  };
+  return service;
+}
