@@ -34,7 +34,7 @@ export interface FtnNetworkStatus {
   readonly pollMinutes: number;
   /** Echomail areas carried. */
   readonly areas: number;
-  readonly links: readonly FtnLinkStatus[];
+  readonly links: FtnLinkStatus[];
   /** Files received and not tossed yet. */
   readonly inbound: SpoolFiles;
   /** Files the tosser moved aside (each with a `.reason.txt`). */
@@ -46,7 +46,7 @@ export interface FtnNetworkStatus {
 }
 
 export interface FtnStatus {
-  readonly networks: readonly FtnNetworkStatus[];
+  readonly networks: FtnNetworkStatus[];
 }
 
 /**
