@@ -1,0 +1,309 @@
+import net from 'node:net';
+import ssh2, {
+  type AuthContext,
+  type AuthenticationType,
+  type Connection,
+  type KeyboardAuthContext,
+  type ServerChannel,
+  type Session,
+} from 'ssh2';
+import type { AuthService, LoginInput, SessionTokens } from '../auth/auth-service.js';
+import { ForbiddenError, TooManyRequestsError, UnauthorizedError } from '../errors.js';
+import type { ConnectionLimits } from './connection-limits.js';
+import type { SshHostKey } from './ssh-host-key.js';
+import type { TerminalConnection, TerminalSize } from './terminal-connection.js';
+import {
+  createTransportConnection,
+  DEFAULT_TERMINAL_SIZE,
+  reportedTerminalSize,
+  type TransportConnection,
+  terminalTypeName,
+} from './transport-connection.js';
+
+/** How long a hung-up caller's connection may take to close before it is cut. */
+const HANG_UP_GRACE_MS = 5000;
+
+/** What the server announces itself as (`SSH-2.0-baud`). */
+const IDENT = 'baud';
+
+export interface SshServerOptions {
+  readonly address: string;
+  readonly port: number;
+  readonly hostKey: SshHostKey;
+  readonly limits: ConnectionLimits;
+  /** From accept until the shell starts: handshake, login and opening the shell. */
+  readonly loginTimeoutSeconds: number;
+  readonly auth: Pick<AuthService, 'login' | 'logout'>;
+  /** The caller logged in before the shell opened: `login` holds their session's tokens. */
+  startSession(connection: TerminalConnection, options: { login: SessionTokens; onLoggedIn: () => void }): void;
+  onError(error: unknown, context: string): void;
+}
+
+export interface SshServer {
+  readonly address: string;
+  readonly port: number;
+  readonly fingerprint: string;
+  /** Stops accepting, writes `goodbye` to every caller in a shell, hangs up and waits for every connection to close. */
+  stop(goodbye: string): Promise<void>;
+}
+
+/** How one login attempt ended, in the terms SSH authentication answers with. */
+type LoginOutcome =
+  | { readonly kind: 'logged-in'; readonly tokens: SessionTokens }
+  /** The password is right and the account has two-factor login on: the code is still to come. */
+  | { readonly kind: 'needs-code' }
+  | { readonly kind: 'refused' }
+  /** The login throttle's budget for this username or address is spent (the API's 429). */
+  | { readonly kind: 'throttled' };
+
+async function tryLogin(
+  auth: Pick<AuthService, 'login'>,
+  input: Pick<LoginInput, 'username' | 'password' | 'clientAddress' | 'otp'>,
+): Promise<LoginOutcome> {
+  try {
+    const { token, refreshToken } = await auth.login({ ...input, isSecure: true, via: 'terminal' });
+    return { kind: 'logged-in', tokens: { token, refreshToken } };
+  } catch (error) {
+    if (error instanceof UnauthorizedError && error.members.otpRequired === true) return { kind: 'needs-code' };
+    if (error instanceof TooManyRequestsError) return { kind: 'throttled' };
+    // Wrong password or code, unknown or locked account, an account awaiting approval: SSH has
+    // one answer for all of them, as the API has one status for the first three.
+    if (error instanceof UnauthorizedError || error instanceof ForbiddenError) return { kind: 'refused' };
+    throw error;
+  }
+}
+
+/** Asks one question with echo off; null when the client gave up on keyboard-interactive. */
+function ask(context: KeyboardAuthContext, prompt: string): Promise<string | null> {
+  return new Promise((resolve) => {
+    context.prompt([{ prompt, echo: false }], (answers: unknown) => {
+      // ssh2 calls back with an Error instead of answers when the client aborts.
+      resolve(Array.isArray(answers) ? String(answers[0] ?? '') : null);
+    });
+  });
+}
+
+/**
+ * Listens for SSH callers and resolves once listening. Callers log in with their board account
+ * (password, or keyboard-interactive: password, then the two-factor code when the account has
+ * it on) and get exactly one shell, which becomes a TerminalConnection for `startSession`.
+ * Everything else SSH can carry is refused: exec, subsystems (sftp), X11 and agent forwarding,
+ * port forwarding both ways, and every other channel or global request (ssh2 answers what no
+ * listener takes with a failure, and none is registered for them here).
+ */
+export async function startSshServer(options: SshServerOptions): Promise<SshServer> {
+  const { limits, auth, hostKey } = options;
+  const methods: AuthenticationType[] = ['keyboard-interactive', 'password'];
+  /** Every open connection's way to say goodbye before the server stops. */
+  const open = new Map<net.Socket, (goodbye: string) => void>();
+
+  function serve(socket: net.Socket): void {
+    socket.on('error', () => {
+      // A reset or a broken pipe: 'close' follows, and that is all there is to do.
+    });
+    const remoteAddress = socket.remoteAddress ?? '';
+    const admission = limits.admit(remoteAddress);
+    if (!admission.isAdmitted) {
+      // Before the SSH handshake, so a crowd of refused connections costs no key exchange.
+      socket.destroy();
+      return;
+    }
+    const { place } = admission;
+    socket.setNoDelay(true);
+    let client: Connection | null = null;
+    let tokens: SessionTokens | null = null;
+    /** The right password of an account whose second factor is still to come (partial success). */
+    let passwordAwaitingCode: string | null = null;
+    let sessionChannel: Session | null = null;
+    let transport: TransportConnection | null = null;
+    let isCut = false;
+
+    /** Ends the connection (a disconnect once SSH is up), and destroys it if the client lingers. */
+    const cut = () => {
+      if (isCut) return;
+      isCut = true;
+      if (client) client.end();
+      else socket.destroy();
+      setTimeout(() => socket.destroy(), HANG_UP_GRACE_MS).unref();
+    };
+    // Until the shell starts: a connection that logged in but opens no shell has no session
+    // watching its idle time, so it is held to the login timeout too.
+    const loginTimer = setTimeout(cut, options.loginTimeoutSeconds * 1000);
+
+    const loggedIn = (issued: SessionTokens) => {
+      tokens = issued;
+      // Hung up while the login ran: the session it made has no caller.
+      if (socket.destroyed) endUnusedSession();
+    };
+    const endUnusedSession = () => {
+      if (tokens === null || transport !== null) return;
+      const { refreshToken } = tokens;
+      tokens = null;
+      auth.logout(refreshToken).catch((error) => options.onError(error, 'ssh: ending an unused login session failed'));
+    };
+
+    function settle(context: AuthContext, outcome: LoginOutcome, password: string): void {
+      switch (outcome.kind) {
+        case 'logged-in':
+          loggedIn(outcome.tokens);
+          context.accept();
+          return;
+        case 'needs-code':
+          passwordAwaitingCode = password;
+          context.reject(['keyboard-interactive'], true);
+          return;
+        case 'refused':
+          context.reject(passwordAwaitingCode === null ? methods : ['keyboard-interactive']);
+          return;
+        case 'throttled':
+          context.reject([]);
+          cut();
+          return;
+      }
+    }
+
+    async function loginInteractively(context: KeyboardAuthContext): Promise<void> {
+      const { username } = context;
+      let password = passwordAwaitingCode;
+      if (password === null) {
+        password = await ask(context, 'Password: ');
+        if (password === null) return;
+        const outcome = await tryLogin(auth, { username, password, clientAddress: remoteAddress });
+        if (outcome.kind !== 'needs-code') {
+          settle(context, outcome, password);
+          return;
+        }
+        passwordAwaitingCode = password;
+      }
+      const code = await ask(context, 'Code: ');
+      if (code === null) return;
+      settle(context, await tryLogin(auth, { username, password, otp: code, clientAddress: remoteAddress }), password);
+    }
+
+    async function authenticate(context: AuthContext): Promise<void> {
+      if (context.method === 'password' && passwordAwaitingCode === null) {
+        const { username, password } = context;
+        settle(context, await tryLogin(auth, { username, password, clientAddress: remoteAddress }), password);
+      } else if (context.method === 'keyboard-interactive') {
+        await loginInteractively(context);
+      } else {
+        context.reject(passwordAwaitingCode === null ? methods : ['keyboard-interactive']);
+      }
+    }
+
+    function startShell(channel: ServerChannel, login: SessionTokens, terminalType: string, size: TerminalSize) {
+      clearTimeout(loginTimer);
+      const started = createTransportConnection({
+        transport: 'ssh',
+        remoteAddress,
+        isSecure: true,
+        terminalType,
+        size,
+        write: (bytes) => channel.write(bytes),
+        hangUp: () => {
+          // The exit status makes OpenSSH's client leave with 0; closing the channel, then the connection.
+          channel.exit(0);
+          channel.end();
+          setTimeout(cut, HANG_UP_GRACE_MS).unref();
+        },
+      });
+      transport = started;
+      channel.on('data', (bytes: Buffer) => started.receive(bytes));
+      channel.on('close', () => {
+        started.closed();
+        cut();
+      });
+      try {
+        options.startSession(started.connection, { login, onLoggedIn: () => place.loggedIn() });
+      } catch (error) {
+        options.onError(error, 'ssh: the caller session failed to start');
+        started.connection.end();
+      }
+    }
+
+    function openSession(session: Session): void {
+      sessionChannel = session;
+      let terminalType = '';
+      let size = DEFAULT_TERMINAL_SIZE;
+      session.on('pty', (accept, reject, info) => {
+        if (transport) return reject?.();
+        terminalType = terminalTypeName(info.term);
+        size = reportedTerminalSize({ columns: info.cols, rows: info.rows }, size);
+        accept?.();
+      });
+      session.on('window-change', (accept, _reject, info) => {
+        const reported = { columns: info.cols, rows: info.rows };
+        if (transport) transport.resize(reported);
+        else size = reportedTerminalSize(reported, size);
+        accept?.();
+      });
+      session.on('shell', (accept, reject) => {
+        if (transport || tokens === null) return reject();
+        startShell(accept(), tokens, terminalType, size);
+      });
+      session.on('close', () => {
+        // A session closed without a shell (after a refused exec, say) frees the place for one.
+        if (sessionChannel === session && transport === null) sessionChannel = null;
+      });
+    }
+
+    const server = new ssh2.Server({ hostKeys: [{ key: hostKey.privateKey }], ident: IDENT }, (connection) => {
+      client = connection;
+      connection.on('error', () => {
+        // Protocol errors and dead keepalives: the socket closes, and 'close' does the rest.
+      });
+      connection.on('authentication', (context) => {
+        authenticate(context).catch((error) => {
+          options.onError(error, 'ssh: login failed');
+          context.reject();
+        });
+      });
+      connection.on('ready', () => place.loggedIn());
+      connection.on('session', (accept, reject) => {
+        // One session channel per connection, carrying one shell.
+        if (sessionChannel !== null || transport !== null) return reject();
+        openSession(accept());
+      });
+    });
+
+    socket.once('close', () => {
+      clearTimeout(loginTimer);
+      open.delete(socket);
+      place.release();
+      transport?.closed();
+      endUnusedSession();
+    });
+    open.set(socket, (goodbye) => {
+      if (transport && !transport.isClosed) {
+        transport.connection.write(`\r\n${goodbye}\r\n`);
+        transport.connection.end();
+      } else {
+        cut();
+      }
+    });
+    server.injectSocket(socket);
+  }
+
+  const listener = net.createServer(serve);
+  await new Promise<void>((resolve, reject) => {
+    listener.once('error', reject);
+    listener.listen(options.port, options.address, () => {
+      listener.off('error', reject);
+      resolve();
+    });
+  });
+  listener.on('error', (error) => options.onError(error, 'ssh: the listening socket failed'));
+  const bound = listener.address();
+  const port = typeof bound === 'object' && bound ? bound.port : options.port;
+
+  return {
+    address: options.address,
+    port,
+    fingerprint: hostKey.fingerprint,
+    async stop(goodbye) {
+      const closed = new Promise<void>((resolve) => listener.close(() => resolve()));
+      for (const sayGoodbye of open.values()) sayGoodbye(goodbye);
+      await closed;
+    },
+  };
+}
