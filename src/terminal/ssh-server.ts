@@ -73,10 +73,14 @@ async function tryLogin(
   }
 }
 
-/** Asks one question with echo off; null when the client gave up on keyboard-interactive. */
-function ask(context: KeyboardAuthContext, prompt: string): Promise<string | null> {
+/** Asks one question with echo off; null when the client gave up on keyboard-interactive or hung up. */
+function ask(context: KeyboardAuthContext, socket: net.Socket, prompt: string): Promise<string | null> {
   return new Promise((resolve) => {
+    if (socket.destroyed) return resolve(null);
+    const onClose = () => resolve(null);
+    socket.once('close', onClose);
     context.prompt([{ prompt, echo: false }], (answers: unknown) => {
+      socket.off('close', onClose);
       // ssh2 calls back with an Error instead of answers when the client aborts.
       resolve(Array.isArray(answers) ? String(answers[0] ?? '') : null);
     });
@@ -96,6 +100,12 @@ export async function startSshServer(options: SshServerOptions): Promise<SshServ
   const methods: AuthenticationType[] = ['keyboard-interactive', 'password'];
   /** Every open connection's way to say goodbye before the server stops. */
   const open = new Map<net.Socket, (goodbye: string) => void>();
+  /** Logins and logouts under way: stopping waits for them, as they use the database. */
+  const pending = new Set<Promise<void>>();
+  const track = (work: Promise<void>) => {
+    pending.add(work);
+    void work.finally(() => pending.delete(work));
+  };
 
   function serve(socket: net.Socket): void {
     socket.on('error', () => {
@@ -139,7 +149,11 @@ export async function startSshServer(options: SshServerOptions): Promise<SshServ
       if (tokens === null || transport !== null) return;
       const { refreshToken } = tokens;
       tokens = null;
-      auth.logout(refreshToken).catch((error) => options.onError(error, 'ssh: ending an unused login session failed'));
+      track(
+        auth
+          .logout(refreshToken)
+          .catch((error) => options.onError(error, 'ssh: ending an unused login session failed')),
+      );
     };
 
     function settle(context: AuthContext, outcome: LoginOutcome, password: string): void {
@@ -166,7 +180,7 @@ export async function startSshServer(options: SshServerOptions): Promise<SshServ
       const { username } = context;
       let password = passwordAwaitingCode;
       if (password === null) {
-        password = await ask(context, 'Password: ');
+        password = await ask(context, socket, 'Password: ');
         if (password === null) return;
         const outcome = await tryLogin(auth, { username, password, clientAddress: remoteAddress });
         if (outcome.kind !== 'needs-code') {
@@ -175,7 +189,7 @@ export async function startSshServer(options: SshServerOptions): Promise<SshServ
         }
         passwordAwaitingCode = password;
       }
-      const code = await ask(context, 'Code: ');
+      const code = await ask(context, socket, 'Code: ');
       if (code === null) return;
       settle(context, await tryLogin(auth, { username, password, otp: code, clientAddress: remoteAddress }), password);
     }
@@ -253,10 +267,12 @@ export async function startSshServer(options: SshServerOptions): Promise<SshServ
         // Protocol errors and dead keepalives: the socket closes, and 'close' does the rest.
       });
       connection.on('authentication', (context) => {
-        authenticate(context).catch((error) => {
-          options.onError(error, 'ssh: login failed');
-          context.reject();
-        });
+        track(
+          authenticate(context).catch((error) => {
+            options.onError(error, 'ssh: login failed');
+            context.reject();
+          }),
+        );
       });
       connection.on('ready', () => place.loggedIn());
       connection.on('session', (accept, reject) => {
@@ -304,6 +320,8 @@ export async function startSshServer(options: SshServerOptions): Promise<SshServ
       const closed = new Promise<void>((resolve) => listener.close(() => resolve()));
       for (const sayGoodbye of open.values()) sayGoodbye(goodbye);
       await closed;
+      // A login that ended as its connection closed may have made a session to end: wait for both.
+      while (pending.size > 0) await Promise.all(pending);
     },
   };
 }
