@@ -140,26 +140,27 @@ export async function startSshServer(options: SshServerOptions): Promise<SshServ
     // watching its idle time, so it is held to the login timeout too.
     const loginTimer = setTimeout(cut, options.loginTimeoutSeconds * 1000);
 
-    const loggedIn = (issued: SessionTokens) => {
-      tokens = issued;
-      // Hung up while the login ran: the session it made has no caller.
-      if (socket.destroyed) endUnusedSession();
-    };
-    const endUnusedSession = () => {
-      if (tokens === null || transport !== null) return;
-      const { refreshToken } = tokens;
-      tokens = null;
+    /** Ends a login session no caller will use, so it does not stand in the session list for 90 days. */
+    const endUnused = (unused: SessionTokens) =>
       track(
         auth
-          .logout(refreshToken)
+          .logout(unused.refreshToken)
           .catch((error) => options.onError(error, 'ssh: ending an unused login session failed')),
       );
-    };
 
-    function settle(context: AuthContext, outcome: LoginOutcome, password: string): void {
+    /**
+     * `context` was answered by a login: let the caller in, unless the connection went away while
+     * the login ran or the client moved on to another attempt meanwhile (then the session it made
+     * has no caller).
+     */
+    function settle(context: AuthContext, outcome: LoginOutcome, password: string, isAbandoned = false): void {
+      if (isAbandoned || socket.destroyed) {
+        if (outcome.kind === 'logged-in') endUnused(outcome.tokens);
+        return;
+      }
       switch (outcome.kind) {
         case 'logged-in':
-          loggedIn(outcome.tokens);
+          tokens = outcome.tokens;
           context.accept();
           return;
         case 'needs-code':
@@ -178,20 +179,26 @@ export async function startSshServer(options: SshServerOptions): Promise<SshServ
 
     async function loginInteractively(context: KeyboardAuthContext): Promise<void> {
       const { username } = context;
+      // A client may start another attempt while this one's login runs; ssh2 then aborts this one.
+      let isAbandoned = false;
+      context.once('abort', () => {
+        isAbandoned = true;
+      });
       let password = passwordAwaitingCode;
       if (password === null) {
         password = await ask(context, socket, 'Password: ');
         if (password === null) return;
         const outcome = await tryLogin(auth, { username, password, clientAddress: remoteAddress });
-        if (outcome.kind !== 'needs-code') {
-          settle(context, outcome, password);
+        if (outcome.kind !== 'needs-code' || isAbandoned) {
+          settle(context, outcome, password, isAbandoned);
           return;
         }
         passwordAwaitingCode = password;
       }
       const code = await ask(context, socket, 'Code: ');
       if (code === null) return;
-      settle(context, await tryLogin(auth, { username, password, otp: code, clientAddress: remoteAddress }), password);
+      const outcome = await tryLogin(auth, { username, password, otp: code, clientAddress: remoteAddress });
+      settle(context, outcome, password, isAbandoned);
     }
 
     async function authenticate(context: AuthContext): Promise<void> {
@@ -287,7 +294,8 @@ export async function startSshServer(options: SshServerOptions): Promise<SshServ
       open.delete(socket);
       place.release();
       transport?.closed();
-      endUnusedSession();
+      // Logged in but never opened a shell: once the shell is open, the session owns the login.
+      if (tokens !== null && transport === null) endUnused(tokens);
     });
     open.set(socket, (goodbye) => {
       if (transport && !transport.isClosed) {

@@ -487,6 +487,15 @@ describe('SSH login timeout', () => {
     await vi.waitFor(() => expect(silent.isClosed()).toBe(true), { timeout: 15_000, interval: 100 });
     await noShellClosed;
     expect(silent.closedAfterMs()).toBeGreaterThanOrEqual(4900);
+    // The login that never got a shell has its session ended; the one in a shell keeps its own.
+    const liveTerminalSessions = () =>
+      test.board.db
+        .selectFrom('refreshFamilies')
+        .select('id')
+        .where('via', '=', 'terminal')
+        .where('revokedAt', 'is', null)
+        .execute();
+    await vi.waitFor(async () => expect(await liveTerminalSessions()).toHaveLength(1), WAIT);
     // The caller in a shell is past the login: the session's idle timeout is what watches them now.
     shell.channel.write('still here\r');
     await vi.waitFor(() => expect(shell.output()).toContain('typed still here'), WAIT);
