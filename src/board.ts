@@ -14,6 +14,8 @@ import type { LoginSessionService } from './auth/login-session-service.js';
 import type { RegistrationService } from './auth/registration-service.js';
 import type { SessionActivityService } from './auth/session-activity-service.js';
 import { createSessionStore } from './auth/session-store.js';
+import type { SshKeyService } from './auth/ssh-key-service.js';
+import { createSshKeyStore } from './auth/ssh-key-store.js';
 import { createTwoFactorKeys, TWO_FACTOR_SECRET_SETTING } from './auth/two-factor-keys.js';
 import type { TwoFactorService } from './auth/two-factor-service.js';
 import { createTwoFactorStore } from './auth/two-factor-store.js';
@@ -63,7 +65,7 @@ export interface Board {
   readonly apiKeys: ApiKeyService;
   /** Who a request's credential stands for. */
   readonly callers: CallerService;
-  /** Passwords, and what a new one ends (sessions, API keys, webhooks). */
+  /** Passwords, and what a new one ends (sessions, API keys, SSH keys, webhooks). */
   readonly credentials: CredentialService;
   /** A user's own login sessions (`/users/me/sessions`). */
   readonly loginSessions: LoginSessionService;
@@ -75,6 +77,8 @@ export interface Board {
   readonly registration: RegistrationService;
   /** Two-factor login (TOTP): enrolment, turning it off, what a login asks. */
   readonly twoFactor: TwoFactorService;
+  /** The SSH public keys users log in with at the terminal (`/users/me/ssh-keys`, the SSH handshake). */
+  readonly sshKeys: SshKeyService;
   /** The sysop's desk: accounts to approve, reject, lock, unlock and group; the audit log. */
   readonly desk: DeskService;
   /** The configured conferences and areas, their ACS compiled. */
@@ -235,6 +239,7 @@ function createStores(database: Database, clock: Clock, identityChanges: Identit
     webhooks: createWebhookStore(db, database.dialect),
     audit: createAuditStore(db),
     twoFactor: createTwoFactorStore(db),
+    sshKeys: createSshKeyStore(db),
   };
 }
 

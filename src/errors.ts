@@ -79,6 +79,29 @@ export const ERROR_CODES = {
   'api-key.invalid-label': { status: 400, detail: 'The API key label is empty or too long.' },
   'api-key.invalid-scope': { status: 400, detail: 'The API key scope is not one baud knows.' },
   'api-key.not-found': { status: 404, detail: 'No API key has this id.' },
+  'ssh-key.malformed': {
+    status: 400,
+    detail:
+      'The public key is not one OpenSSH public key line: paste the contents of a .pub file such as ~/.ssh/id_ed25519.pub.',
+  },
+  'ssh-key.private-key': {
+    status: 400,
+    detail: 'This is a private key: paste the public key (the .pub file, such as ~/.ssh/id_ed25519.pub) instead.',
+  },
+  'ssh-key.unsupported-type': {
+    status: 400,
+    detail:
+      'The key type is not accepted: use ssh-ed25519, ecdsa-sha2-nistp256/384/521, or ssh-rsa of 2048 bits or more.',
+  },
+  'ssh-key.rsa-too-short': { status: 400, detail: 'The RSA key has fewer than 2048 bits.' },
+  'ssh-key.too-large': { status: 400, detail: 'The public key is over 16 KiB: paste one line of a .pub file.' },
+  'ssh-key.invalid-label': {
+    status: 400,
+    detail: 'The SSH key label is longer than 100 characters or holds control characters.',
+  },
+  'ssh-key.not-found': { status: 404, detail: 'The caller has no SSH key with this id.' },
+  'ssh-key.duplicate': { status: 409, detail: 'The caller has registered this key already.' },
+  'ssh-key.limit-reached': { status: 409, detail: 'The caller has as many SSH keys as allowed.' },
 
   'message.invalid-reply-target': { status: 400, detail: 'The message replied to is not in this area.' },
   'message.import-line-invalid': { status: 400, detail: 'A line of a message import cannot be imported.' },

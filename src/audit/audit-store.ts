@@ -21,6 +21,8 @@ export const AUDIT_ACTIONS = [
   'user.totp-disabled',
   'user.totp-recovery-used',
   'user.totp-reset',
+  'user.ssh-key-added',
+  'user.ssh-key-removed',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

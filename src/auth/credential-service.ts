@@ -20,6 +20,7 @@ import type { PasswordConfirmation } from './password-confirmation.js';
 import { hashPassword } from './passwords.js';
 import { type RateLimitQuota, rateLimitHeaders } from './rate-limit-headers.js';
 import type { SessionStore } from './session-store.js';
+import type { SshKeyStore } from './ssh-key-store.js';
 
 /**
  * An account as it is opened: its name and first password, plus `users.defaultGroups` and
@@ -30,6 +31,11 @@ export type NewAccountInput = Omit<NewUserInput, 'passwordHash'> & { readonly pa
 /** What a password change ended beyond sessions and keys, for the operator to hear. */
 export interface PasswordReset {
   readonly webhooksDeactivated: number;
+}
+
+/** What a password change ended, as the audit log tells it (the SSH keys are not the operator's concern). */
+interface EndedWithPassword extends PasswordReset {
+  readonly sshKeysRemoved: number;
 }
 
 /** `PUT /users/me/password`: the password the caller has now, and the one they want. */
@@ -45,7 +51,7 @@ export const PASSWORD_RESET_REASON = "its owner's password was reset";
 
 /**
  * A user's credentials: where a new password is checked and hashed, and where what stood behind
- * the old one ends (login sessions, API keys). The account itself (name, groups, disabling) is
+ * the old one ends (login sessions, API keys, SSH keys). The account itself (name, groups, disabling) is
  * the users domain's; the CLI and the API both come here to open an account or set a password.
  */
 export interface CredentialService {
@@ -62,7 +68,9 @@ export interface CredentialService {
   endSessions(trx: Executor, userId: number, at: string): Promise<void>;
   /**
    * Sets a new password. Every credential the old one stood behind ends with it: login
-   * sessions (their refresh families die) and API keys (revoked); and the user's webhooks are
+   * sessions (their refresh families die), API keys (revoked) and SSH keys (removed: a new
+   * password ends every other credential, so one added by whoever stole the old password goes
+   * too; the user adds theirs again); and the user's webhooks are
    * deactivated, since one made with a stolen credential would go on delivering (their owner
    * sees why and may switch them on again). One transaction, so nothing outlives a password
    * change that took effect. This is the operator's reset (`baud user passwd`): the audit log
@@ -74,8 +82,8 @@ export interface CredentialService {
    * `account.login-session-required`). A new password that breaks the rules → 400 before
    * anything else. The current password is confirmed as a login checks one (see
    * PasswordConfirmation: a wrong one → 403 `auth.password-incorrect`, counted in the login
-   * throttle; a full window → 429 before any check). Then everything the old password stood behind ends as with `setPassword`, except the
-   * session the change is made in. Two changes racing: the first wins; the second's current
+   * throttle; a full window → 429 before any check). Then everything the old password stood
+   * behind ends as with `setPassword`, SSH keys too, except the session the change is made in. Two changes racing: the first wins; the second's current
    * password is no longer current (403). Returns what the caller's address has left.
    */
   changeOwnPassword(caller: Caller, change: OwnPasswordChange): Promise<RateLimitQuota>;
@@ -88,6 +96,7 @@ export function createCredentialService(deps: {
     readonly apiKeys: ApiKeyStore;
     readonly sessions: Pick<SessionStore, 'revokeUserSessions' | 'revokeOtherSessions'>;
     readonly webhooks: Pick<WebhookStore, 'deactivateOwnedBy'>;
+    readonly sshKeys: Pick<SshKeyStore, 'deleteAllOfUser'>;
     /** Every password change is audited. */
     readonly audit: AuditStore;
   };
@@ -112,25 +121,31 @@ export function createCredentialService(deps: {
   /**
    * The one place where what stood behind a password ends, inside `trx`, the transaction that
    * replaced it: the user's login sessions but `keptSessionId` (the one an own change is made
-   * in), every API key, and the user's webhooks (deactivated, with the reason shown).
+   * in), every API key and SSH key, and the user's webhooks (deactivated, with the reason shown).
    */
   async function endWhatThePasswordStoodBehind(
     trx: Executor,
     userId: number,
     at: string,
     keptSessionId: string | null,
-  ): Promise<PasswordReset> {
+  ): Promise<EndedWithPassword> {
     if (keptSessionId === null) await stores.sessions.revokeUserSessions(trx, userId, at);
     else await stores.sessions.revokeOtherSessions(trx, userId, keptSessionId, at);
     await stores.apiKeys.revokeUserKeys(trx, userId, at);
-    return { webhooksDeactivated: await stores.webhooks.deactivateOwnedBy(trx, userId, at, PASSWORD_RESET_REASON) };
+    const sshKeysRemoved = await stores.sshKeys.deleteAllOfUser(trx, userId);
+    const webhooksDeactivated = await stores.webhooks.deactivateOwnedBy(trx, userId, at, PASSWORD_RESET_REASON);
+    return { webhooksDeactivated, sshKeysRemoved };
   }
 
   /** What the audit log says a password change ended. */
-  function endedDetail(sessions: string, reset: PasswordReset): string {
-    const webhooks = reset.webhooksDeactivated;
-    const deactivated = webhooks === 0 ? '' : `; ${webhooks} webhook${webhooks === 1 ? '' : 's'} deactivated`;
-    return `${sessions} ended, API keys revoked${deactivated}`;
+  function endedDetail(sessions: string, ended: EndedWithPassword): string {
+    const counted = (count: number, what: string, done: string) =>
+      count === 0 ? '' : `; ${count} ${what}${count === 1 ? '' : 's'} ${done}`;
+    return (
+      `${sessions} ended, API keys revoked` +
+      counted(ended.sshKeysRemoved, 'SSH key', 'removed') +
+      counted(ended.webhooksDeactivated, 'webhook', 'deactivated')
+    );
   }
 
   return {
@@ -152,15 +167,15 @@ export function createCredentialService(deps: {
         // The new hash moves `credentialsChangedAt` too: a session begun before it is dead even
         // if its row were missed.
         await stores.users.setPasswordHash(trx, row.id, passwordHash, now);
-        const reset = await endWhatThePasswordStoodBehind(trx, row.id, now, null);
+        const ended = await endWhatThePasswordStoodBehind(trx, row.id, now, null);
         await stores.audit.record(trx, {
           at: now,
           actor: null,
           action: 'user.password-changed',
           target: row.username,
-          detail: `set at the console; ${endedDetail('login sessions', reset)}`,
+          detail: `set at the console; ${endedDetail('login sessions', ended)}`,
         });
-        return reset;
+        return { webhooksDeactivated: ended.webhooksDeactivated };
       });
     },
 
@@ -187,14 +202,14 @@ export function createCredentialService(deps: {
           // The attempt keeps the slots it reserved: they are the failure's record, as at login.
           throw new ForbiddenError('auth.password-incorrect').withHeaders(rateLimitHeaders(reservation.quotaIfFailed));
         }
-        const reset = await endWhatThePasswordStoodBehind(trx, user.id, at, session.id);
+        const ended = await endWhatThePasswordStoodBehind(trx, user.id, at, session.id);
         const quota = await loginThrottle.recordSuccess(trx, reservation);
         await stores.audit.record(trx, {
           at,
           actor: user.username,
           action: 'user.password-changed',
           target: user.username,
-          detail: `changed by the user; ${endedDetail('other login sessions', reset)}`,
+          detail: `changed by the user; ${endedDetail('other login sessions', ended)}`,
         });
         return quota;
       });

@@ -21,6 +21,8 @@ import { createRefreshTokens } from './refresh-tokens.js';
 import { createRegistrationService, type RegistrationService } from './registration-service.js';
 import { createSessionActivityService, type SessionActivityService } from './session-activity-service.js';
 import type { SessionStore } from './session-store.js';
+import { createSshKeyService, type SshKeyService } from './ssh-key-service.js';
+import type { SshKeyStore } from './ssh-key-store.js';
 import type { TwoFactorKeys } from './two-factor-keys.js';
 import { createTwoFactorService, type TwoFactorService } from './two-factor-service.js';
 import type { TwoFactorStore } from './two-factor-store.js';
@@ -46,6 +48,8 @@ export interface IdentityServices {
   readonly registration: RegistrationService;
   /** When the callers of each session were last seen. */
   readonly sessionActivity: SessionActivityService;
+  /** The SSH public keys users log in with at the terminal. */
+  readonly sshKeys: SshKeyService;
   /** Two-factor login (TOTP): enrolment, turning it off, what a login asks. */
   readonly twoFactor: TwoFactorService;
 }
@@ -61,9 +65,11 @@ export function createIdentityServices(deps: {
     readonly system: SystemStore;
     /** A password change deactivates the user's webhooks (see `createCredentialService`). */
     readonly webhooks: Pick<WebhookStore, 'deactivateOwnedBy'>;
-    /** Each registration, password change, API key given or taken and change to two-factor login is audited. */
+    /** Each registration, password change, API key or SSH key given or taken and change to two-factor login is audited. */
     readonly audit: AuditStore;
     readonly twoFactor: TwoFactorStore;
+    /** A password change removes the user's SSH keys (see `createCredentialService`). */
+    readonly sshKeys: SshKeyStore;
   };
   users: UserService;
   accessTokens: AccessTokens;
@@ -85,6 +91,7 @@ export function createIdentityServices(deps: {
   });
   const loginThrottle = createLoginThrottle({ store: stores.loginAttempts, clock, config });
   const apiKeys = createApiKeyService({ store: stores.apiKeys, clock, users, audit: stores.audit });
+  const sshKeys = createSshKeyService({ store: stores.sshKeys, users: stores.users, audit: stores.audit, clock });
   const passwords = createPasswordConfirmation({ users: stores.users, loginThrottle });
   const credentials = createCredentialService({ users, stores, loginThrottle, passwords, config, clock });
   const twoFactor = createTwoFactorService({
@@ -107,6 +114,7 @@ export function createIdentityServices(deps: {
       refreshTokens,
       loginThrottle,
       twoFactor,
+      sshKeys,
     }),
     apiKeys,
     callers: createCallerService({
@@ -128,6 +136,7 @@ export function createIdentityServices(deps: {
       events: deps.events,
     }),
     sessionActivity: createSessionActivityService({ sessions: stores.sessions, users: stores.users, clock }),
+    sshKeys,
     twoFactor,
   };
 }

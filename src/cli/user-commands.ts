@@ -50,7 +50,7 @@ export function registerUserCommands(program: Command): void {
     user
       .command('passwd <username>')
       .description(
-        "set a user's password (ends their login sessions, revokes their API keys and deactivates their webhooks)",
+        "set a user's password (ends their login sessions, revokes their API keys, removes their SSH keys and deactivates their webhooks)",
       )
       .option('--password <password>', 'the new password')
       .option('--password-stdin', 'read the new password from standard input'),

@@ -30,6 +30,7 @@ export interface Tables {
   mailboxEntries: MailboxEntriesTable;
   mailCounts: MailCountsTable;
   mailBlocks: MailBlocksTable;
+  sshKeys: SshKeysTable;
 }
 
 type Timestamp = string;
@@ -318,4 +319,18 @@ export interface MailBlocksTable {
   userId: number;
   blockedUserId: number;
   blockedAt: Timestamp;
+}
+
+/** An SSH public key a user registered for terminal logins (src/auth/ssh-key-store.ts). */
+export interface SshKeysTable {
+  id: Generated<number>;
+  userId: number;
+  /** The key's type, as its OpenSSH line names it: `ssh-ed25519`, `ecdsa-sha2-nistp256` …, `ssh-rsa`. */
+  algorithm: string;
+  /** The public key blob, base64 (the middle field of the OpenSSH line). */
+  keyData: string;
+  /** `SHA256:` and the unpadded base64 of the blob's SHA-256, as OpenSSH shows it. */
+  fingerprint: string;
+  label: string;
+  createdAt: Timestamp;
 }

@@ -73,6 +73,9 @@ const COMMUNITY_ENDPOINTS = [
   'GET /users/me/blocked',
   'PUT /users/me/blocked/{username}',
   'DELETE /users/me/blocked/{username}',
+  'POST /users/me/ssh-keys',
+  'GET /users/me/ssh-keys',
+  'DELETE /users/me/ssh-keys/{id}',
 ] as const;
 
 const PREFIX = '/_baud/api/v1';

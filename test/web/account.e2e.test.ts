@@ -2,6 +2,7 @@ import type { Page } from 'playwright-core';
 import { expect, it } from 'vitest';
 import { type BaudClient, createBaudClient } from '../../clients/typescript/src/index.js';
 import { qrDrawing } from '../../web/src/qr-path.js';
+import { newSshKey } from '../auth/ssh-key-fixtures.js';
 import {
   apiClientOf,
   axeViolations,
@@ -17,9 +18,10 @@ const PASSWORD = 'a long enough password';
 
 /**
  * Issue 32: an open board's sign-up, and the own account in the web reader (community.md
- * "Your own account"): password change, login sessions, two-factor login with its QR code, and
- * the login's code prompt. Each test signs up its own member (at most 5 per address an hour:
- * this file signs up 4). Tests share the board and run in order.
+ * "Your own account"): password change, login sessions, two-factor login with its QR code, the
+ * login's code prompt, and SSH keys ("Terminal callers"). Each test signs up its own member (at
+ * most 5 per address an hour: this file signs up 4; the SSH keys are the first member's). Tests
+ * share the board and run in order.
  */
 describeInBrowser('the own account in the web reader', () => {
   const { fixture, pages } = readerForBlock({ registration: 'open' });
@@ -188,12 +190,72 @@ describeInBrowser('the own account in the web reader', () => {
     await apiClientOf(fixture(), credential);
   });
 
+  it('adds SSH keys by pasting the .pub line, says beside it what is wrong with a private key, and deletes one after a confirm', async () => {
+    const credential = { username: 'opencaller', password: PASSWORD };
+    const laptop = newSshKey('ed25519', 'opencaller@laptop');
+    const phone = newSshKey('ecdsa-256', 'termux');
+    const page = await pages.open();
+    await logInThroughForm(page, credential);
+    await page.goto('/account');
+    await page.getByText('No SSH keys yet.').waitFor();
+    const publicKey = page.getByLabel('Public key');
+
+    await publicKey.fill(laptop.privateKey);
+    await page.getByRole('button', { name: 'Add the key' }).click();
+    await expect(page.locator('#ssh-key-public-error').textContent()).resolves.toMatch(
+      /^This is a private key, which must stay on your computer: the board did not keep it\./,
+    );
+    await expect(publicKey.getAttribute('aria-invalid')).resolves.toBe('true');
+
+    await publicKey.fill(`${laptop.line}\n`);
+    await page.getByRole('button', { name: 'Add the key' }).click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `Key added: ${laptop.fingerprint}.` })
+      .waitFor();
+    await expect(publicKey.inputValue()).resolves.toBe('');
+    await publicKey.fill(phone.line);
+    await page.getByLabel('Label (optional)').fill('phone');
+    await page.getByRole('button', { name: 'Add the key' }).click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `Key added: ${phone.fingerprint}.` })
+      .waitFor();
+
+    // Newest first, with the fingerprint ssh-keygen -lf shows.
+    const rows = page.getByRole('region', { name: 'SSH keys' }).locator('tbody tr');
+    await expect.poll(() => rows.count()).toBe(2);
+    await expect(rows.nth(0).textContent()).resolves.toContain(`phone${phone.type}${phone.fingerprint}`);
+    await expect(rows.nth(1).textContent()).resolves.toContain(`opencaller@laptop${laptop.type}${laptop.fingerprint}`);
+
+    await publicKey.fill(laptop.line);
+    await page.getByRole('button', { name: 'Add the key' }).click();
+    await expect(page.getByRole('alert').textContent()).resolves.toMatch(
+      /^You have registered this key already \(id \d+, "opencaller@laptop"\)\.$/,
+    );
+
+    // What was said of the last key added no longer stands beside the refusal.
+    await expect(page.getByRole('status').filter({ hasText: 'Key added' }).count()).resolves.toBe(0);
+    const laptopRow = rows.filter({ hasText: 'opencaller@laptop' });
+    await laptopRow.getByRole('button', { name: 'Delete' }).click();
+    await laptopRow.getByText('Delete the key “opencaller@laptop”? It will log you in no more.').waitFor();
+    await laptopRow.getByRole('button', { name: 'Yes, delete' }).click();
+    await expect.poll(() => rows.count()).toBe(1);
+    await expect(rows.textContent()).resolves.toContain('phone');
+
+    // The board holds what the page shows: the phone's key, kept for the accessibility check below.
+    const client = await apiClientOf(fixture(), credential);
+    const listed = await client.api.GET(`${API}/users/me/ssh-keys`);
+    expect(listed.data?.data.map((key) => [key.label, key.fingerprint])).toEqual([['phone', phone.fingerprint]]);
+  });
+
   it('fits a phone and has no serious accessibility violation on the account page, in both themes', async () => {
     const page = await pages.open({ width: 390, height: 844 });
     await logInThroughForm(page, { username: 'opencaller', password: PASSWORD });
     for (const theme of ['Light theme', 'Dark theme']) {
       await page.goto('/account');
       await page.getByRole('heading', { name: 'Login sessions' }).waitFor();
+      await page.getByRole('cell', { name: 'phone', exact: true }).waitFor();
       await page.waitForFunction(() => !document.body.textContent?.includes('Loading…'));
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       expect(overflow).toBeLessThanOrEqual(0);

@@ -1,5 +1,5 @@
 import { API_PREFIX } from '../../clients/typescript/src/index.js';
-import type { LoginSession, TotpEnrolment } from './api-types.js';
+import type { LoginSession, SshKey, TotpEnrolment } from './api-types.js';
 import { client } from './session.js';
 
 // The account calls of community.md "Your own account" and the desk's two-factor reset, through
@@ -18,6 +18,24 @@ export async function listSessions(): Promise<readonly LoginSession[]> {
 /** Ends one login session: its refresh token and access tokens stop working at once. */
 export async function endSession(sessionId: string): Promise<void> {
   await client.api.DELETE(`${API_PREFIX}/users/me/sessions/{sessionId}`, { params: { path: { sessionId } } });
+}
+
+export async function listSshKeys(): Promise<readonly SshKey[]> {
+  const { data } = await client.api.GET(`${API_PREFIX}/users/me/ssh-keys`);
+  return data?.data ?? [];
+}
+
+/** Registers a public key (one OpenSSH line) for terminal logins; a blank label leaves it to the line's comment. */
+export async function addSshKey(publicKey: string, label: string): Promise<SshKey> {
+  const body = label.trim() === '' ? { publicKey } : { publicKey, label };
+  const { data } = await client.api.POST(`${API_PREFIX}/users/me/ssh-keys`, { body });
+  if (!data) throw new Error('POST /users/me/ssh-keys answered no key');
+  return data;
+}
+
+/** Removes one of the caller's SSH keys: it logs in no more. */
+export async function removeSshKey(id: number): Promise<void> {
+  await client.api.DELETE(`${API_PREFIX}/users/me/ssh-keys/{id}`, { params: { path: { id } } });
 }
 
 /** Starts two-factor enrolment: the secret to put in an authenticator app. */

@@ -26,6 +26,7 @@ export type LastCaller = Schemas['LastCallerEntry'];
 export type DeskAccount = Schemas['Account'];
 export type AuditEntry = Schemas['AuditEntry'];
 export type LoginSession = Schemas['OwnSession'];
+export type SshKey = Schemas['SshKey'];
 /** The start of two-factor enrolment (POST /users/me/totp): not on until a code confirms it. */
 export type TotpEnrolment = NonNullable<
   paths[Prefixed<'/users/me/totp'>]['post']['responses'][200]['content']['application/json']

@@ -13,6 +13,7 @@ import { accountsMigration } from './0011-accounts.js';
 import { twoFactorMigration } from './0012-two-factor.js';
 import { sessionViaMigration } from './0013-session-via.js';
 import { mailMigration } from './0014-mail.js';
+import { sshKeysMigration } from './0015-ssh-keys.js';
 import type { Dialect } from './dialect.js';
 
 /**
@@ -35,5 +36,6 @@ export function boardMigrations(dialect: Dialect): Record<string, Migration> {
     '0012-two-factor': twoFactorMigration,
     '0013-session-via': sessionViaMigration,
     '0014-mail': mailMigration,
+    '0015-ssh-keys': sshKeysMigration(dialect),
   };
 }

@@ -3,9 +3,12 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { rateLimitHeaders } from '../../auth/rate-limit-headers.js';
 import { SESSION_VIAS } from '../../auth/session-store.js';
+import { MAX_SSH_KEYS_PER_USER, SSH_KEY_LABEL_MAX_LENGTH } from '../../auth/ssh-key-service.js';
+import { MIN_RSA_BITS, SSH_KEY_TYPES } from '../../auth/ssh-public-key.js';
 import type { Board } from '../../board.js';
 import type { Caller } from '../../caller.js';
 import { PROFILE_FIELD_MAX_LENGTH } from '../../users/profile-service.js';
+import { apiMountOf } from '../api-prefix.js';
 import { ListEnvelope, wholeListReply } from '../pagination.js';
 import { ProblemResponses, USER_CARD_EXAMPLE } from '../schemas.js';
 
@@ -300,7 +303,7 @@ export function registerUserRoutes(fastify: FastifyInstance, board: Board): void
   registerOwnAccountRoutes(fastify, board);
 }
 
-// --- Your own account: password and login sessions (docs/api-notes.md "Your own account") ---
+// --- Your own account: password, login sessions and SSH keys (docs/api-notes.md "Your own account", "SSH keys") ---
 
 const PasswordChangeBody = Type.Object(
   {
@@ -351,6 +354,62 @@ const SessionParams = Type.Object({
     maxLength: 100,
     description: 'The `id` of the session in GET /users/me/sessions.',
     examples: ['0b8f3c1e-5d2a-4f7e-9c61-3a2d4e5f6a7b'],
+  }),
+});
+
+const SSH_KEY_EXAMPLE = {
+  id: 3,
+  type: 'ssh-ed25519',
+  fingerprint: 'SHA256:+JGxGmSvZ2an6LD4Q5YAmi/cP6/YB1xlGwEb5h6W+vs',
+  label: 'alice@laptop',
+  createdAt: '2026-11-24T16:02:00.000Z',
+};
+
+const SshKey = Type.Object(
+  {
+    id: Type.Integer(),
+    type: Type.String({ description: `The key type: ${SSH_KEY_TYPES.join(', ')}.` }),
+    fingerprint: Type.String({
+      description: "OpenSSH's SHA-256 fingerprint (`SHA256:` and unpadded base64), as `ssh-keygen -lf` shows it.",
+    }),
+    label: Type.String({ description: 'The label given, or the comment of the key line; may be "".' }),
+    createdAt: DateTime,
+  },
+  { $id: 'SshKey', examples: [SSH_KEY_EXAMPLE] },
+);
+
+const SshKeyBody = Type.Object(
+  {
+    publicKey: Type.String({
+      description:
+        'One OpenSSH public key line, `type base64 [comment]`: the contents of a .pub file such as ' +
+        `~/.ssh/id_ed25519.pub, at most 16 KiB. Accepted: ${SSH_KEY_TYPES.join(', ')} (RSA of ${MIN_RSA_BITS} ` +
+        'bits or more).',
+    }),
+    label: Type.Optional(
+      Type.String({
+        description:
+          `At most ${SSH_KEY_LABEL_MAX_LENGTH} characters after trimming, no control characters. Left out ` +
+          `or blank: the key line's comment (cut to ${SSH_KEY_LABEL_MAX_LENGTH} characters).`,
+      }),
+    ),
+  },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        publicKey: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIMgpVmIgPR8JIQ0x4dj1WdGlgO0ZIUnR81f3lX5XC1be alice@laptop',
+        label: 'laptop',
+      },
+    ],
+  },
+);
+
+const SshKeyParams = Type.Object({
+  id: Type.Integer({
+    minimum: 1,
+    maximum: 2_147_483_647,
+    description: 'The `id` of the key in GET /users/me/ssh-keys.',
   }),
 });
 
@@ -414,6 +473,71 @@ function registerOwnAccountRoutes(fastify: FastifyInstance, board: Board): void 
     },
     async (request, reply) => {
       await board.loginSessions.endOwnSession(request.caller, request.params.sessionId);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.post(
+    '/users/me/ssh-keys',
+    {
+      schema: {
+        tags: ['users'],
+        summary: 'Add an SSH key',
+        description:
+          'Registers a public key to log in with at the terminal (SSH). Only in a login session (an API key → ' +
+          '403 `account.login-session-required`). A line that is not one accepted OpenSSH public key → 400 ' +
+          '(`ssh-key.malformed`, `.private-key`, `.unsupported-type`, `.rsa-too-short`, `.too-large`), saying ' +
+          `what to paste. The same key twice → 409 \`ssh-key.duplicate\`; at most ${MAX_SSH_KEYS_PER_USER} keys ` +
+          '(409 `ssh-key.limit-reached` beyond). Answers 201 with `Location`. A password change removes every key.',
+        body: SshKeyBody,
+        response: {
+          201: {
+            description: 'Added; Location names the key (DELETE removes it there).',
+            headers: { location: { type: 'string' } },
+            content: { 'application/json': { schema: SshKey } },
+          },
+          ...ProblemResponses(401, 403, 409, 415),
+        },
+      },
+    },
+    async (request, reply) => {
+      const key = await board.sshKeys.add(request.caller, request.body);
+      reply.code(201).header('location', `${apiMountOf(request).prefix}/users/me/ssh-keys/${key.id}`);
+      return key;
+    },
+  );
+
+  app.get(
+    '/users/me/ssh-keys',
+    {
+      schema: {
+        tags: ['users'],
+        summary: 'Own SSH keys',
+        description:
+          `The caller's SSH keys, newest first, in one page (at most ${MAX_SSH_KEYS_PER_USER}). An API key with ` +
+          'scope `read` may list them.',
+        response: { 200: ListEnvelope(SshKey), ...ProblemResponses(401, 403) },
+      },
+    },
+    async (request) => wholeListReply(await board.sshKeys.listOwn(request.caller), MAX_SSH_KEYS_PER_USER),
+  );
+
+  app.delete(
+    '/users/me/ssh-keys/:id',
+    {
+      schema: {
+        tags: ['users'],
+        summary: 'Remove one of own SSH keys',
+        description:
+          'It logs in no more from now on; a login session it began goes on until ended (DELETE ' +
+          '/users/me/sessions/{sessionId}). Only in a login session (an API ' +
+          "key → 403). An id that is not one of your keys → 404, whether it is unknown or someone else's.",
+        params: SshKeyParams,
+        response: { 204: Type.Null({ description: 'Removed.' }), ...ProblemResponses(401, 403, 404) },
+      },
+    },
+    async (request, reply) => {
+      await board.sshKeys.removeOwn(request.caller, request.params.id);
       return reply.code(204).send(null);
     },
   );

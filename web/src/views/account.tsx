@@ -9,6 +9,7 @@ import { client } from '../session.js';
 import { body, Field, formatDate, formProblem, Loading, ProblemNote, useLoad, useTitle } from '../ui.js';
 import { accountFieldErrors, useSubmit } from './account-forms.js';
 import { BlockedUsers } from './blocked.js';
+import { SshKeys } from './ssh-keys.js';
 import { TwoFactor } from './two-factor.js';
 
 function PasswordForm() {
@@ -120,8 +121,8 @@ function AccountBody({ userId }: { userId: number }) {
       <section aria-labelledby="account-password">
         <h2 id="account-password">Password</h2>
         <p class="muted">
-          A new password logs out every other session of yours and revokes your API keys; webhooks made with them stop
-          until you switch them on again.
+          A new password logs out every other session of yours, revokes your API keys and removes your SSH keys;
+          webhooks made with them stop until you switch them on again.
         </p>
         <PasswordForm />
       </section>
@@ -139,6 +140,11 @@ function AccountBody({ userId }: { userId: number }) {
         </p>
         <Sessions />
       </section>
+      <section aria-labelledby="account-ssh-keys">
+        <h2 id="account-ssh-keys">SSH keys</h2>
+        <p class="muted">Log in at the terminal (ssh) with a key of yours instead of the password.</p>
+        <SshKeys />
+      </section>
       <section aria-labelledby="account-blocked">
         <h2 id="account-blocked">Blocked users</h2>
         <BlockedUsers />
@@ -147,7 +153,10 @@ function AccountBody({ userId }: { userId: number }) {
   );
 }
 
-/** The caller's own account: password, two-factor login, login sessions (community.md "Your own account") and the mail block list. */
+/**
+ * The caller's own account: password, two-factor login, login sessions (community.md "Your own
+ * account"), SSH keys ("Terminal callers") and the mail block list.
+ */
 export function AccountView() {
   const { info, user } = useBoard();
   useTitle('Your account', info?.boardName ?? 'baud');
@@ -163,8 +172,8 @@ export function AccountView() {
         </>
       ) : (
         <p>
-          <a href={href('login', {}, { returnTo: '/account' })}>Log in</a> to change your password, two-factor login and
-          sessions.
+          <a href={href('login', {}, { returnTo: '/account' })}>Log in</a> to change your password, two-factor login,
+          sessions and SSH keys.
         </p>
       )}
     </section>
