@@ -20,6 +20,25 @@ export function sshFingerprint(publicKeyBlob: Buffer): string {
 
 const errnoOf = (error: unknown) => (error as NodeJS.ErrnoException).code;
 
+/** The length of the key in an `ssh-ed25519` public key blob: 32 in every key OpenSSH makes. */
+const ed25519KeyLength = (blob: Buffer) => blob.readUInt32BE(4 + 'ssh-ed25519'.length);
+
+/**
+ * A new Ed25519 host key, as the text of an OpenSSH private key file. ssh2 drops the leading zero
+ * byte of a public key that starts with one (one key in 256), writing a file that neither it nor
+ * OpenSSH reads back: such a pair is made again, or one first start in 256 would fail for good.
+ */
+export function newEd25519HostKey(
+  generate: () => { readonly private: string; readonly public: string } = () =>
+    ssh2.utils.generateKeyPairSync('ed25519'),
+): string {
+  for (;;) {
+    const pair = generate();
+    const blob = Buffer.from(pair.public.split(' ')[1] ?? '', 'base64');
+    if (blob.length > 19 && ed25519KeyLength(blob) === 32) return pair.private;
+  }
+}
+
 function unusableKey(keyPath: string, why: string): ConfigError {
   return new ConfigError('config.invalid', `contentServers.ssh.hostKeyPath: ${keyPath}: ${why}`);
 }
@@ -77,7 +96,7 @@ export async function loadOrCreateHostKey(keyPath: string): Promise<SshHostKey> 
   let text = await readKeyFile(keyPath);
   let wasCreated = false;
   if (text === null) {
-    const made = ssh2.utils.generateKeyPairSync('ed25519').private;
+    const made = newEd25519HostKey();
     try {
       wasCreated = await writeKeyOnce(keyPath, made);
     } catch (error) {
