@@ -4,10 +4,12 @@ import ssh2, {
   type AuthenticationType,
   type Connection,
   type KeyboardAuthContext,
+  type PublicKeyAuthContext,
   type ServerChannel,
   type Session,
 } from 'ssh2';
-import type { AuthService, LoginInput, SessionTokens } from '../auth/auth-service.js';
+import type { AuthService, LoginResult, SessionTokens } from '../auth/auth-service.js';
+import type { SshKeyService } from '../auth/ssh-key-service.js';
 import { ForbiddenError, TooManyRequestsError, UnauthorizedError } from '../errors.js';
 import type { ConnectionLimits } from './connection-limits.js';
 import type { SshHostKey } from './ssh-host-key.js';
@@ -33,7 +35,9 @@ export interface SshServerOptions {
   readonly limits: ConnectionLimits;
   /** From accept until the shell starts: handshake, login and opening the shell. */
   readonly loginTimeoutSeconds: number;
-  readonly auth: Pick<AuthService, 'login' | 'logout'>;
+  readonly auth: Pick<AuthService, 'login' | 'loginWithSshKey' | 'logout'>;
+  /** The handshake's question whether a key is one the user registered. */
+  readonly sshKeys: Pick<SshKeyService, 'isRegistered'>;
   /** The caller logged in before the shell opened: `login` holds their session's tokens. */
   startSession(connection: TerminalConnection, options: { login: SessionTokens; onLoggedIn: () => void }): void;
   onError(error: unknown, context: string): void;
@@ -47,27 +51,27 @@ export interface SshServer {
   stop(goodbye: string): Promise<void>;
 }
 
+/** What a caller proved who they are with: a password, or a key whose signature was verified. */
+type Proof = { readonly password: string } | { readonly algorithm: string; readonly keyData: Buffer };
+
 /** How one login attempt ended, in the terms SSH authentication answers with. */
 type LoginOutcome =
   | { readonly kind: 'logged-in'; readonly tokens: SessionTokens }
-  /** The password is right and the account has two-factor login on: the code is still to come. */
+  /** The proof holds and the account has two-factor login on: the code is still to come. */
   | { readonly kind: 'needs-code' }
   | { readonly kind: 'refused' }
   /** The login throttle's budget for this username or address is spent (the API's 429). */
   | { readonly kind: 'throttled' };
 
-async function tryLogin(
-  auth: Pick<AuthService, 'login'>,
-  input: Pick<LoginInput, 'username' | 'password' | 'clientAddress' | 'otp'>,
-): Promise<LoginOutcome> {
+async function outcomeOf(login: Promise<LoginResult>): Promise<LoginOutcome> {
   try {
-    const { token, refreshToken } = await auth.login({ ...input, isSecure: true, via: 'terminal' });
+    const { token, refreshToken } = await login;
     return { kind: 'logged-in', tokens: { token, refreshToken } };
   } catch (error) {
     if (error instanceof UnauthorizedError && error.members.otpRequired === true) return { kind: 'needs-code' };
     if (error instanceof TooManyRequestsError) return { kind: 'throttled' };
-    // Wrong password or code, unknown or locked account, an account awaiting approval: SSH has
-    // one answer for all of them, as the API has one status for the first three.
+    // Wrong password, key or code, unknown or locked account, an account awaiting approval: SSH
+    // has one answer for all of them, as the API has one status for the first three.
     if (error instanceof UnauthorizedError || error instanceof ForbiddenError) return { kind: 'refused' };
     throw error;
   }
@@ -87,17 +91,25 @@ function ask(context: KeyboardAuthContext, socket: net.Socket, prompt: string): 
   });
 }
 
+/** A key blob as ssh2 reads it, or null when it is none it can verify with. */
+function publicKeyOf(keyData: Buffer): ssh2.ParsedKey | null {
+  const parsed: ssh2.ParsedKey | ssh2.ParsedKey[] | Error = ssh2.utils.parseKey(keyData);
+  if (parsed instanceof Error || Array.isArray(parsed)) return null;
+  return parsed;
+}
+
 /**
  * Listens for SSH callers and resolves once listening. Callers log in with their board account
- * (password, or keyboard-interactive: password, then the two-factor code when the account has
- * it on) and get exactly one shell, which becomes a TerminalConnection for `startSession`.
+ * (a registered public key, a password, or keyboard-interactive asking the password; then the
+ * two-factor code by keyboard-interactive when the account has it on) and get exactly one
+ * shell, which becomes a TerminalConnection for `startSession`.
  * Everything else SSH can carry is refused: exec, subsystems (sftp), X11 and agent forwarding,
  * port forwarding both ways, and every other channel or global request (ssh2 answers what no
  * listener takes with a failure, and none is registered for them here).
  */
 export async function startSshServer(options: SshServerOptions): Promise<SshServer> {
-  const { limits, auth, hostKey } = options;
-  const methods: AuthenticationType[] = ['keyboard-interactive', 'password'];
+  const { limits, auth, sshKeys, hostKey } = options;
+  const methods: AuthenticationType[] = ['publickey', 'keyboard-interactive', 'password'];
   /** Every open connection's way to say goodbye before the server stops. */
   const open = new Map<net.Socket, (goodbye: string) => void>();
   /** Logins and logouts under way: stopping waits for them, as they use the database. */
@@ -122,8 +134,10 @@ export async function startSshServer(options: SshServerOptions): Promise<SshServ
     socket.setNoDelay(true);
     let client: Connection | null = null;
     let tokens: SessionTokens | null = null;
-    /** The right password of an account whose second factor is still to come (partial success). */
-    let passwordAwaitingCode: string | null = null;
+    /** The proof (password or key) of an account whose second factor is still to come (partial success). */
+    let proofAwaitingCode: Proof | null = null;
+    /** What may still be tried: after a partial success, only the code. */
+    const methodsLeft = (): AuthenticationType[] => (proofAwaitingCode === null ? methods : ['keyboard-interactive']);
     let sessionChannel: Session | null = null;
     let transport: TransportConnection | null = null;
     let isCut = false;
@@ -153,7 +167,21 @@ export async function startSshServer(options: SshServerOptions): Promise<SshServ
      * the login ran or the client moved on to another attempt meanwhile (then the session it made
      * has no caller).
      */
-    function settle(context: AuthContext, outcome: LoginOutcome, password: string, isAbandoned = false): void {
+    const logIn = (username: string, proof: Proof, otp?: string) =>
+      outcomeOf(
+        'password' in proof
+          ? auth.login({
+              username,
+              password: proof.password,
+              otp,
+              clientAddress: remoteAddress,
+              isSecure: true,
+              via: 'terminal',
+            })
+          : auth.loginWithSshKey({ username, ...proof, otp, clientAddress: remoteAddress, isSecure: true }),
+      );
+
+    function settle(context: AuthContext, outcome: LoginOutcome, proof: Proof, isAbandoned = false): void {
       if (isAbandoned || socket.destroyed) {
         if (outcome.kind === 'logged-in') endUnused(outcome.tokens);
         return;
@@ -164,11 +192,11 @@ export async function startSshServer(options: SshServerOptions): Promise<SshServ
           context.accept();
           return;
         case 'needs-code':
-          passwordAwaitingCode = password;
+          proofAwaitingCode = proof;
           context.reject(['keyboard-interactive'], true);
           return;
         case 'refused':
-          context.reject(passwordAwaitingCode === null ? methods : ['keyboard-interactive']);
+          context.reject(methodsLeft());
           return;
         case 'throttled':
           context.reject([]);
@@ -184,31 +212,59 @@ export async function startSshServer(options: SshServerOptions): Promise<SshServ
       context.once('abort', () => {
         isAbandoned = true;
       });
-      let password = passwordAwaitingCode;
-      if (password === null) {
-        password = await ask(context, socket, 'Password: ');
+      let proof = proofAwaitingCode;
+      if (proof === null) {
+        const password = await ask(context, socket, 'Password: ');
         if (password === null) return;
-        const outcome = await tryLogin(auth, { username, password, clientAddress: remoteAddress });
+        proof = { password };
+        const outcome = await logIn(username, proof);
         if (outcome.kind !== 'needs-code' || isAbandoned) {
-          settle(context, outcome, password, isAbandoned);
+          settle(context, outcome, proof, isAbandoned);
           return;
         }
-        passwordAwaitingCode = password;
+        proofAwaitingCode = proof;
       }
       const code = await ask(context, socket, 'Code: ');
       if (code === null) return;
-      const outcome = await tryLogin(auth, { username, password, otp: code, clientAddress: remoteAddress });
-      settle(context, outcome, password, isAbandoned);
+      settle(context, await logIn(username, proof, code), proof, isAbandoned);
+    }
+
+    /**
+     * Without a signature the client asks whether a key would do (answered by whether the user
+     * registered it, as OpenSSH answers from authorized_keys); with one, the signature over the
+     * session is checked against that key before the board is asked to log the user in with it.
+     */
+    async function loginWithKey(context: PublicKeyAuthContext): Promise<void> {
+      const { username, key } = context;
+      if (context.signature === undefined || context.blob === undefined) {
+        if (await sshKeys.isRegistered(username, key.algo, key.data)) context.accept();
+        else context.reject(methodsLeft());
+        return;
+      }
+      const publicKey = publicKeyOf(key.data);
+      if (publicKey === null || publicKey.verify(context.blob, context.signature, context.hashAlgo) !== true) {
+        context.reject(methodsLeft());
+        return;
+      }
+      const proof = { algorithm: key.algo, keyData: key.data };
+      settle(context, await logIn(username, proof), proof);
     }
 
     async function authenticate(context: AuthContext): Promise<void> {
-      if (context.method === 'password' && passwordAwaitingCode === null) {
-        const { username, password } = context;
-        settle(context, await tryLogin(auth, { username, password, clientAddress: remoteAddress }), password);
+      // No account's name holds a NUL (PostgreSQL's text cannot): nothing to look up.
+      if (context.username.includes('\u0000')) {
+        context.reject(methodsLeft());
       } else if (context.method === 'keyboard-interactive') {
         await loginInteractively(context);
+      } else if (proofAwaitingCode !== null) {
+        context.reject(methodsLeft());
+      } else if (context.method === 'password') {
+        const proof = { password: context.password };
+        settle(context, await logIn(context.username, proof), proof);
+      } else if (context.method === 'publickey') {
+        await loginWithKey(context);
       } else {
-        context.reject(passwordAwaitingCode === null ? methods : ['keyboard-interactive']);
+        context.reject(methodsLeft());
       }
     }
 

@@ -82,6 +82,7 @@ export async function startTerminalServers(deps: {
         limits,
         loginTimeoutSeconds: terminal.loginTimeoutSeconds,
         auth: board.auth,
+        sshKeys: board.sshKeys,
         startSession: (connection, options) => startSession(services, connection, options),
         onError,
       });

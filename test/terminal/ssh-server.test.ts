@@ -5,6 +5,7 @@ import path from 'node:path';
 import type ssh2 from 'ssh2';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SHUTDOWN_GOODBYE, startTerminalServers, type TerminalServers } from '../../src/terminal/terminal-servers.js';
+import { newSshKey } from '../auth/ssh-key-fixtures.js';
 import { createTestBoard, describeEachDialect, fakeClock, type TestBoard } from '../support/test-board.js';
 import { totpCode } from '../support/totp-code.js';
 import { connectRaw, type RawConnection } from './support/raw-connection.js';
@@ -59,6 +60,50 @@ async function turnOnTwoFactor(test: TestBoard, token: string, clock: ReturnType
   return secret;
 }
 
+/** Registers the public key `line` for the owner of `token` through the API. */
+async function registerKey(test: TestBoard, token: string, line: string): Promise<void> {
+  const added = await test.app.inject({
+    method: 'POST',
+    url: `${API}/users/me/ssh-keys`,
+    headers: { authorization: `Bearer ${token}` },
+    payload: { publicKey: line },
+  });
+  expect(added.statusCode).toBe(201);
+}
+
+/** Debian's OpenSSH client, run as a caller would (`-tt`: a terminal though stdin is a pipe), with what it printed. */
+function runOpenSsh(port: number, destination: string, options: readonly string[], env: Record<string, string>) {
+  const child = spawn(
+    'ssh',
+    [
+      '-v',
+      '-tt',
+      // No configuration files: the machine's own settings stay out of the test.
+      '-F',
+      '/dev/null',
+      '-p',
+      String(port),
+      '-o',
+      'StrictHostKeyChecking=no',
+      '-o',
+      'UserKnownHostsFile=/dev/null',
+      ...options,
+      destination,
+    ],
+    { env: { PATH: process.env.PATH ?? '', TERM: 'vt100', ...env }, stdio: ['pipe', 'pipe', 'pipe'] },
+  );
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (bytes: Buffer) => {
+    stdout += bytes.toString('utf8');
+  });
+  child.stderr.on('data', (bytes: Buffer) => {
+    stderr += bytes.toString('utf8');
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (exitCode) => resolve(exitCode)));
+  return { child, stdout: () => stdout, stderr: () => stderr, exited };
+}
+
 /** Whether the server took a raw connection (SSH sends its version line at once) or closed it unsaid. */
 async function admission(connection: RawConnection): Promise<'admitted' | 'refused'> {
   await vi.waitFor(() => expect(connection.received().length > 0 || connection.isClosed()).toBe(true), WAIT);
@@ -78,6 +123,10 @@ describeEachDialect('SSH server', (dialect) => {
   let servers: TerminalServers;
   let port: number;
   let carolSecret: string;
+  const ALICE_ED25519 = newSshKey('ed25519', 'alice@laptop');
+  const ALICE_RSA = newSshKey('rsa-2048', 'alice@work');
+  const CAROL_ECDSA = newSshKey('ecdsa-256', 'carol@desk');
+  const UNREGISTERED = newSshKey('ed25519', 'nobody@nowhere');
 
   /** Logs in and keeps the client to end after the file. */
   const login = async (...args: Parameters<typeof sshLogin>) => {
@@ -105,9 +154,13 @@ describeEachDialect('SSH server', (dialect) => {
     });
     servers = await startTerminalServers({ board: test.board, startSession: sessions.startSession, log });
     port = servers.ssh?.port ?? 0;
-    await test.userWithToken('alice');
+    const alice = await test.userWithToken('alice');
+    await registerKey(test, alice.token, ALICE_ED25519.line);
+    await registerKey(test, alice.token, ALICE_RSA.line);
     await test.userWithToken('dave');
-    carolSecret = await turnOnTwoFactor(test, (await test.userWithToken('carol')).token, clock);
+    const carol = await test.userWithToken('carol');
+    await registerKey(test, carol.token, CAROL_ECDSA.line);
+    carolSecret = await turnOnTwoFactor(test, carol.token, clock);
   });
   afterAll(async () => {
     for (const client of clients) client.end();
@@ -157,10 +210,51 @@ describeEachDialect('SSH server', (dialect) => {
     await vi.waitFor(() => expect(call?.isClosed).toBe(true), WAIT);
   });
 
+  it('logs in with a registered key, Ed25519 or RSA, asked about first and then signed with', async () => {
+    for (const key of [ALICE_ED25519, ALICE_RSA]) {
+      const call = await login(port, 'alice', [{ key: key.privateKey }]);
+      expect(call.refusals).toEqual([]);
+      const shell = await openShell(call.client);
+      await vi.waitFor(() => expect(shell.output()).toContain('hello alice\r\n'), WAIT);
+    }
+  });
+
+  it('refuses a key not registered to the user, and lets the same connection go on with the password', async () => {
+    const call = await login(port, 'alice', [
+      { key: UNREGISTERED.privateKey },
+      { key: CAROL_ECDSA.privateKey },
+      { password: PASSWORD },
+    ]);
+    expect(call.refusals).toEqual([
+      { methodsLeft: ['publickey', 'keyboard-interactive', 'password'], isPartialSuccess: false },
+      { methodsLeft: ['publickey', 'keyboard-interactive', 'password'], isPartialSuccess: false },
+    ]);
+  });
+
+  it('refuses a username holding a NUL without asking the database (PostgreSQL text cannot hold one)', async () => {
+    const call = await refusedLogin(
+      sshLogin(port, 'ali\u0000ce', [{ password: PASSWORD }, { key: ALICE_ED25519.privateKey }]),
+    );
+    expect(call.refusals).toEqual([
+      { methodsLeft: ['publickey', 'keyboard-interactive', 'password'], isPartialSuccess: false },
+      { methodsLeft: ['publickey', 'keyboard-interactive', 'password'], isPartialSuccess: false },
+    ]);
+  });
+
+  it('asks for the code by keyboard-interactive after a key when two-factor login is on', async () => {
+    const call = await login(port, 'carol', [{ key: CAROL_ECDSA.privateKey }, { answers: [carolCode()] }]);
+    expect(call.refusals).toEqual([{ methodsLeft: ['keyboard-interactive'], isPartialSuccess: true }]);
+    expect(call.prompts).toEqual([{ prompt: 'Code: ', echo: false }]);
+    const shell = await openShell(call.client);
+    await vi.waitFor(() => expect(shell.output()).toContain('hello carol\r\n'), WAIT);
+  });
+
   it('refuses a wrong password, and counts it in the one budget the API login spends too', async () => {
     const localAddress = '127.0.0.7';
     const wrong = await refusedLogin(sshLogin(port, 'dave', [{ password: 'wrong' }], { localAddress }));
-    expect(wrong.refusals).toEqual([{ methodsLeft: ['keyboard-interactive', 'password'], isPartialSuccess: false }]);
+    expect(wrong.refusals).toEqual([
+      { methodsLeft: ['publickey', 'keyboard-interactive', 'password'], isPartialSuccess: false },
+    ]);
     const viaApi = await test.app.inject({
       method: 'POST',
       url: `${API}/auth/login`,
@@ -318,53 +412,47 @@ describeEachDialect('SSH server', (dialect) => {
     const askpass = path.join(test.dir, 'askpass.sh');
     writeFileSync(askpass, `#!/bin/sh\ncase "$1" in\n  *Code*) echo '${code}' ;;\n  *) echo '${PASSWORD}' ;;\nesac\n`);
     chmodSync(askpass, 0o700);
-    const child = spawn(
-      'ssh',
-      [
-        '-v',
-        '-tt',
-        '-p',
-        String(port),
-        '-o',
-        'StrictHostKeyChecking=no',
-        '-o',
-        'UserKnownHostsFile=/dev/null',
-        '-o',
-        'PubkeyAuthentication=no',
-        '-o',
-        'NumberOfPasswordPrompts=1',
-        'carol@127.0.0.1',
-      ],
+    const ssh = runOpenSsh(
+      port,
+      'carol@127.0.0.1',
+      ['-o', 'PubkeyAuthentication=no', '-o', 'NumberOfPasswordPrompts=1'],
       {
-        env: {
-          PATH: process.env.PATH,
-          HOME: test.dir,
-          TERM: 'vt100',
-          SSH_ASKPASS: askpass,
-          SSH_ASKPASS_REQUIRE: 'force',
-        },
-        stdio: ['pipe', 'pipe', 'pipe'],
+        HOME: test.dir,
+        SSH_ASKPASS: askpass,
+        SSH_ASKPASS_REQUIRE: 'force',
       },
     );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (bytes: Buffer) => {
-      stdout += bytes.toString('utf8');
-    });
-    child.stderr.on('data', (bytes: Buffer) => {
-      stderr += bytes.toString('utf8');
-    });
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (exitCode) => resolve(exitCode)));
     try {
-      await vi.waitFor(() => expect(stdout).toContain('hello carol'), { timeout: 20_000, interval: 50 });
+      await vi.waitFor(() => expect(ssh.stdout()).toContain('hello carol'), { timeout: 20_000, interval: 50 });
       // No window size on a pipe: the client reports 0×0 ("not known"), and the session gets 80×24.
-      expect(stdout).toContain('ssh term=vt100 size=80x24 secure=true\r\n');
-      child.stdin.write('bye\r');
-      expect(await exited).toBe(0);
-      expect(stderr).toContain(`Server host key: ssh-ed25519 ${servers.ssh?.fingerprint}`);
-      expect(stderr).toContain('Authenticated to 127.0.0.1');
+      expect(ssh.stdout()).toContain('ssh term=vt100 size=80x24 secure=true\r\n');
+      ssh.child.stdin.write('bye\r');
+      expect(await ssh.exited).toBe(0);
+      expect(ssh.stderr()).toContain(`Server host key: ssh-ed25519 ${servers.ssh?.fingerprint}`);
+      expect(ssh.stderr()).toMatch(
+        /Authenticated to 127\.0\.0\.1 \(\[127\.0\.0\.1\]:\d+\) using "keyboard-interactive"/,
+      );
     } finally {
-      if (child.exitCode === null) child.kill();
+      if (ssh.child.exitCode === null) ssh.child.kill();
+    }
+  });
+
+  it('connects a real OpenSSH client with a registered key', async () => {
+    const keyFile = path.join(test.dir, 'id_ed25519');
+    writeFileSync(keyFile, ALICE_ED25519.privateKey, { mode: 0o600 });
+    const ssh = runOpenSsh(
+      port,
+      'alice@127.0.0.1',
+      ['-i', keyFile, '-o', 'IdentitiesOnly=yes', '-o', 'BatchMode=yes', '-o', 'PreferredAuthentications=publickey'],
+      { HOME: test.dir },
+    );
+    try {
+      await vi.waitFor(() => expect(ssh.stdout()).toContain('hello alice'), { timeout: 20_000, interval: 50 });
+      ssh.child.stdin.write('bye\r');
+      expect(await ssh.exited).toBe(0);
+      expect(ssh.stderr()).toMatch(/Authenticated to 127\.0\.0\.1 \(\[127\.0\.0\.1\]:\d+\) using "publickey"/);
+    } finally {
+      if (ssh.child.exitCode === null) ssh.child.kill();
     }
   });
 

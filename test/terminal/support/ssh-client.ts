@@ -11,6 +11,8 @@ export type SshLoginStep =
   | { readonly password: string }
   /** keyboard-interactive: each prompt the server shows is answered with the next of these. */
   | { readonly answers: readonly string[] }
+  /** publickey with this OpenSSH private key: ssh2 asks whether the key would do, then signs. */
+  | { readonly key: string }
   | { readonly none: true };
 
 /** What the server answered a step with, when it did not let the caller in. */
@@ -54,6 +56,7 @@ export function sshLogin(
     if (step === undefined) return next(false as unknown as AuthenticationType);
     if ('password' in step) return next({ type: 'password', username, password: step.password });
     if ('none' in step) return next({ type: 'none', username });
+    if ('key' in step) return next({ type: 'publickey', username, key: step.key });
     answers = [...step.answers];
     return next({
       type: 'keyboard-interactive',
