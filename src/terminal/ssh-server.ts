@@ -324,6 +324,8 @@ export async function startSshServer(options: SshServerOptions): Promise<SshServ
       });
     }
 
+    // A Server per socket: ssh2 hands its connection to the server's listener with nothing that
+    // leads back to the socket, and this keeps the two in one scope (it builds only its offer).
     const server = new ssh2.Server({ hostKeys: [{ key: hostKey.privateKey }], ident: IDENT }, (connection) => {
       client = connection;
       connection.on('error', () => {
