@@ -56,28 +56,28 @@ function nearestPaletteColour(hex: string): number {
 
 /**
  * SGR parameters for a colour. UTF-8 terminals get aixterm's bright colours (90–97, 100–107)
- * and 24-bit colour; a BBS terminal knows ANSI.SYS's eight colours only, bright foregrounds by
- * bold, and gets the palette colour nearest to a 24-bit one (its bright backgrounds would blink).
+ * and 24-bit colour; a BBS terminal knows ANSI.SYS's eight colours only (bright foregrounds
+ * are bold, see `sgrOf`) and gets the palette colour nearest to a 24-bit one (its bright
+ * backgrounds would blink, so they are drawn dark).
  */
 function colourParams(colour: AnsiColour, isBackground: boolean, profile: TerminalProfile): string[] {
   const base = isBackground ? 40 : 30;
-  if (profile.charset === 'cp437') {
-    const index = typeof colour === 'number' ? colour : nearestPaletteColour(colour);
-    if (index < 8) return [String(base + index)];
-    return isBackground ? [String(base + index - 8)] : ['1', String(base + index - 8)];
-  }
+  if (profile.charset === 'cp437') return [String(base + (paletteIndexOf(colour) % 8))];
   if (typeof colour === 'string') return [isBackground ? '48' : '38', '2', ...rgbOf(colour).map(String)];
   return [String(colour < 8 ? base + colour : base + 60 + colour - 8)];
 }
 
+const paletteIndexOf = (colour: AnsiColour) => (typeof colour === 'number' ? colour : nearestPaletteColour(colour));
+
 /** The SGR sequence that draws `style` from scratch (it starts with a reset). */
 export function sgrOf(style: Style | undefined, profile: TerminalProfile): string {
   const params = ['0'];
-  if (style?.isBold) params.push('1');
+  const isBrightOnBbs = profile.charset === 'cp437' && style?.fg !== undefined && paletteIndexOf(style.fg) >= 8;
+  if (style?.isBold || isBrightOnBbs) params.push('1');
   if (style?.isUnderline) params.push('4');
   if (style?.fg !== undefined) params.push(...colourParams(style.fg, false, profile));
   if (style?.bg !== undefined) params.push(...colourParams(style.bg, true, profile));
-  return `${ESC}[${[...new Set(params)].join(';')}m`;
+  return `${ESC}[${params.join(';')}m`;
 }
 
 const sameStyle = (a: Style | undefined, b: Style | undefined) =>
