@@ -5,13 +5,26 @@ import { titleLines } from '../menu-lines.js';
 import { LIST_KEYS, NODE_ACTIONS } from '../menus.js';
 import { singleLine } from '../message-text.js';
 import type { ScreenContext } from '../screen-context.js';
-import type { Line } from '../styled-text.js';
-import { fitColumns } from '../text-width.js';
+import type { Line, Span } from '../styled-text.js';
+import { cutToColumns, fitColumns } from '../text-width.js';
 import { themed } from '../theme.js';
 import { dateOnly } from '../times.js';
 import { type MessageSequence, readMessages } from './message-reader.js';
 
 const HITS_PER_PAGE = 10;
+
+/** A search snippet with its hits (the service marks them «so») drawn as keys are, the marks left out. */
+function snippetSpans(context: ScreenContext, snippet: string): Span[] {
+  const { theme } = context.term;
+  return snippet.split(/([«»])/).reduce<{ spans: Span[]; isHit: boolean }>(
+    (state, part) => {
+      if (part === '«' || part === '»') return { ...state, isHit: part === '«' };
+      if (part !== '') state.spans.push(themed(theme, state.isHit ? 'key' : 'muted', part));
+      return state;
+    },
+    { spans: [], isHit: false },
+  ).spans;
+}
 
 /** The hits of one page in the order shown, from hit `index` on. */
 function hitSequence(hits: readonly FoundMessageSummary[], index: number): MessageSequence {
@@ -56,11 +69,11 @@ export async function searchMessages(context: ScreenContext): Promise<Line | und
       const area = singleLine(board.areas.messageAreas.get(hit.areaTag)?.name ?? hit.areaTag);
       return [
         [
-          themed(theme, 'label', fitColumns(singleLine(hit.subject), Math.max(10, columns - 36))),
+          themed(theme, 'label', fitColumns(singleLine(hit.subject), Math.max(10, columns - 40))),
           themed(theme, 'muted', ` ${fitColumns(area, 12)} ${fitColumns(singleLine(hit.fromUserName), 10)}`),
           themed(theme, 'muted', ` ${dateOnly(hit.timestamp)}`),
         ],
-        [themed(theme, 'muted', `    ${singleLine(hit.snippet)}`)],
+        [{ text: '    ' }, ...snippetSpans(context, cutToColumns(singleLine(hit.snippet), Math.max(10, columns - 5)))],
       ];
     },
     emptyText: 'Nothing matches.',

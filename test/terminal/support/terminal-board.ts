@@ -1,5 +1,6 @@
 import { afterAll, beforeAll } from 'vitest';
 import type { SessionTokens } from '../../../src/auth/auth-service.js';
+import type { UserCaller } from '../../../src/caller.js';
 import type { Dialect } from '../../../src/db/database.js';
 import { createEventHub, type EventHub } from '../../../src/events/event-hub.js';
 import { startCallerSession } from '../../../src/terminal/caller-session.js';
@@ -15,7 +16,7 @@ const WAIT_MS = 10_000;
 /**
  * Conferences and file areas for the terminal tests:
  * - `main`: `general` and `chatter` anyone may use, `news` users read but only sysops post in,
- *   `secret` no user may read (hidden from lists).
+ *   `staff` only sysops read, `secret` nobody may read (both hidden from the lists of others).
  * - `other`: `offtopic`.
  * - file areas `uploads` (two files are put in by the tests) and `sysfiles` (sysops only).
  */
@@ -28,6 +29,7 @@ export const TERMINAL_TEST_CONFIG = {
         general: { name: 'General' },
         chatter: { name: 'Chatter' },
         news: { name: 'News', acs: { write: 'GM[sysops]' } },
+        staff: { name: 'Staff', acs: { read: 'GM[sysops]', write: 'GM[sysops]' } },
         secret: { name: 'Secret', acs: { read: 'GM[nobody]', write: 'GM[nobody]' } },
       },
     },
@@ -78,6 +80,8 @@ export interface TerminalBoard {
   dialAndLogIn(username: string, options?: DialOptions): Promise<TestCaller>;
   /** The tokens of a login as the SSH server would make it. */
   loginTokens(username: string): Promise<SessionTokens>;
+  /** `username` as the services see them in a login session of their own (to post, send mail… behind the caller's back). */
+  serviceCaller(username: string): Promise<UserCaller>;
 }
 
 export interface DialOptions {
@@ -233,6 +237,10 @@ export function terminalBoard(dialect: Dialect, config: Record<string, unknown> 
         via: 'terminal',
       });
       return { token, refreshToken };
+    },
+    async serviceCaller(username) {
+      const { token } = await this.loginTokens(username);
+      return opened().test.board.callers.resolve({ accessToken: token.accessToken }, { isSecure: true });
     },
   };
 }
