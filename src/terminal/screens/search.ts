@@ -16,14 +16,13 @@ const HITS_PER_PAGE = 10;
 /** A search snippet with its hits (the service marks them «so») drawn as keys are, the marks left out. */
 function snippetSpans(context: ScreenContext, snippet: string): Span[] {
   const { theme } = context.term;
-  return snippet.split(/([«»])/).reduce<{ spans: Span[]; isHit: boolean }>(
-    (state, part) => {
-      if (part === '«' || part === '»') return { ...state, isHit: part === '«' };
-      if (part !== '') state.spans.push(themed(theme, state.isHit ? 'key' : 'muted', part));
-      return state;
-    },
-    { spans: [], isHit: false },
-  ).spans;
+  const spans: Span[] = [];
+  let isHit = false;
+  for (const part of snippet.split(/([«»])/)) {
+    if (part === '«' || part === '»') isHit = part === '«';
+    else if (part !== '') spans.push(themed(theme, isHit ? 'key' : 'muted', part));
+  }
+  return spans;
 }
 
 /** The hits of one page in the order shown, from hit `index` on. */
