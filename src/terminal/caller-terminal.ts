@@ -141,9 +141,11 @@ export function createCallerTerminal(
   connection.onData((bytes) => {
     if (isGone || bytes.length === 0) return;
     for (const listener of inputListeners) listener();
-    if (pendingBytes + bytes.length > MAX_PENDING_INPUT_BYTES) return;
-    chunks.push(bytes);
-    pendingBytes += bytes.length;
+    // What does not fit is dropped: a caller typing faster than this is flooding, not typing.
+    const kept = bytes.subarray(0, Math.max(0, MAX_PENDING_INPUT_BYTES - pendingBytes));
+    if (kept.length === 0) return;
+    chunks.push(kept);
+    pendingBytes += kept.length;
     if (!isDecoding) {
       isDecoding = true;
       decodeSome();

@@ -64,6 +64,9 @@ const TILDE_KEYS: Readonly<Record<string, Key>> = {
   '6': NAMED.pageDown,
 };
 
+/** The finals after ESC that open a control string (OSC `]`, DCS `P`, SOS `X`, PM `^`, APC `_`). */
+const STRING_INTRODUCERS: ReadonlySet<number> = new Set([0x5d, 0x50, 0x58, 0x5e, 0x5f]);
+
 /** Parameter bytes kept of one sequence: enough for any key; a longer one is still read whole, not kept. */
 const MAX_KEPT_PARAMS = 8;
 
@@ -76,6 +79,8 @@ type State =
   | { readonly kind: 'escape' }
   | { readonly kind: 'csi'; params: string }
   | { readonly kind: 'ss3' }
+  /** An OSC, DCS, SOS, PM or APC string: read up to its end (BEL or ST) and dropped. */
+  | { readonly kind: 'string'; afterEscape: boolean }
   | { readonly kind: 'utf8'; codePoint: number; remaining: number; min: number };
 
 const GROUND: State = { kind: 'ground' };
@@ -90,7 +95,8 @@ export interface KeyDecoder {
  * A decoder of typed bytes for a terminal of `charset`: printable characters (UTF-8, or CP437
  * bytes for a BBS terminal), Enter from CR, LF or CR LF, Backspace from BS or DEL, Ctrl-C,
  * Ctrl-D, Tab, and the cursor and editing keys of VT and xterm escape sequences. Every other
- * escape sequence is consumed and dropped, every other control character too: nothing typed
+ * escape sequence and control string (OSC, DCS…) is consumed and dropped, every other control
+ * character too: nothing typed
  * can put a control character into text. Its state is a few fields whatever it is fed: a
  * sequence that never ends costs no memory, only the bytes it eats.
  */
@@ -163,6 +169,7 @@ export function createKeyDecoder(charset: TerminalCharset): KeyDecoder {
       case 'escape':
         if (byte === 0x5b) state = { kind: 'csi', params: '' };
         else if (byte === 0x4f) state = { kind: 'ss3' };
+        else if (STRING_INTRODUCERS.has(byte)) state = { kind: 'string', afterEscape: false };
         else if (byte === 0x1b) state = { kind: 'escape' };
         else {
           state = GROUND;
@@ -193,6 +200,25 @@ export function createKeyDecoder(charset: TerminalCharset): KeyDecoder {
         if (key) onKey(key);
         return byte < 0x20;
       }
+      case 'string':
+        // Ended by BEL or ST (ESC backslash). Any other control ends it too and counts as typed,
+        // so a stray ESC ] cannot swallow what the caller types next: Enter still works. An ESC
+        // not followed by a backslash starts a sequence of its own.
+        if (state.afterEscape) {
+          if (byte === 0x5c) {
+            state = GROUND;
+            return false;
+          }
+          state = { kind: 'escape' };
+          return true;
+        }
+        if (byte === 0x1b) state.afterEscape = true;
+        else if (byte === 0x07) state = GROUND;
+        else if (byte < 0x20) {
+          state = GROUND;
+          return true;
+        }
+        return false;
       case 'utf8': {
         if ((byte & 0xc0) !== 0x80) {
           state = GROUND;

@@ -41,7 +41,7 @@ export async function openSessionCredentials(
   let { token, refreshToken } = tokens;
   // The token was issued just now (the login was this connection's), so its lifetime starts now.
   let expiresAtMs = clock.now().getTime() + token.expiresIn * 1000;
-  let resolving: Promise<UserCaller> | null = null;
+  let refreshing: Promise<void> | null = null;
   let isLoggedOut = false;
 
   async function refresh(): Promise<void> {
@@ -54,20 +54,34 @@ export async function openSessionCredentials(
     expiresAtMs = clock.now().getTime() + token.expiresIn * 1000;
   }
 
-  const resolveToken = () => board.callers.resolve({ accessToken: token.accessToken }, options);
+  /**
+   * One refresh at a time: the screens, the notices and the node-list timer may all find the
+   * token expiring at once, and a refresh token rotates once (a second use would end the session).
+   */
+  function refreshOnce(): Promise<void> {
+    refreshing ??= refresh().finally(() => {
+      refreshing = null;
+    });
+    return refreshing;
+  }
+
+  const resolveToken = (accessToken: string) => board.callers.resolve({ accessToken }, options);
 
   async function resolveCaller(): Promise<UserCaller> {
     if (isLoggedOut) throw new SessionEndedError();
-    if (clock.now().getTime() >= expiresAtMs - REFRESH_MARGIN_MS) await refresh();
+    if (refreshing !== null) await refreshing;
+    if (clock.now().getTime() >= expiresAtMs - REFRESH_MARGIN_MS) await refreshOnce();
+    const presented = token.accessToken;
     try {
-      return await resolveToken();
+      return await resolveToken(presented);
     } catch (error) {
       if (!(error instanceof UnauthorizedError)) throw error;
     }
-    // Refused before its time: the refresh tells whether the session itself is still alive.
-    await refresh();
+    // Refused before its time: a refresh (unless another one replaced the token meanwhile)
+    // tells whether the session itself is still alive.
+    if (token.accessToken === presented) await refreshOnce();
     try {
-      return await resolveToken();
+      return await resolveToken(token.accessToken);
     } catch (error) {
       if (error instanceof UnauthorizedError) throw new SessionEndedError();
       throw error;
@@ -77,18 +91,9 @@ export async function openSessionCredentials(
   let last = await resolveCaller();
 
   const credentials: SessionCredentials = {
-    caller() {
-      // One resolution (and so one refresh) at a time: the screens, the notices and the
-      // node-list timer may all ask at once, and a refresh token rotates only once.
-      resolving ??= resolveCaller()
-        .then((caller) => {
-          last = caller;
-          return caller;
-        })
-        .finally(() => {
-          resolving = null;
-        });
-      return resolving;
+    async caller() {
+      last = await resolveCaller();
+      return last;
     },
 
     lastCaller: () => last,
@@ -107,7 +112,7 @@ export async function openSessionCredentials(
     async logout() {
       if (isLoggedOut) return;
       isLoggedOut = true;
-      await resolving?.catch(() => {});
+      await refreshing?.catch(() => {});
       await board.auth.logout(refreshToken);
     },
   };

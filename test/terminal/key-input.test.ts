@@ -84,6 +84,19 @@ describe('createKeyDecoder', () => {
     ]);
   });
 
+  it('drops control strings (OSC, DCS, APC) whole, ended by BEL or ST', () => {
+    expect(keysOf('utf8', 'a\u001b]0;title\u0007b\u001bP1$r\u001b\\c\u001b_x', 'yz\u001b\\d')).toEqual([
+      'a',
+      'b',
+      'c',
+      'd',
+    ]);
+  });
+
+  it('ends an unended control string at the next control, which still counts', () => {
+    expect(keysOf('utf8', '\u001b]0;never ended\rok', '\u001b]x\u001b[Ay')).toEqual(['<enter>', 'o', 'k', '<up>', 'y']);
+  });
+
   it('keeps a control character that breaks off a sequence', () => {
     expect(keysOf('utf8', '\u001b[12\r', '\u001b\u0003x')).toEqual(['<enter>', '<interrupt>', 'x']);
   });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll } from 'vitest';
 import type { SessionTokens } from '../../../src/auth/auth-service.js';
+import type { Board } from '../../../src/board.js';
 import type { UserCaller } from '../../../src/caller.js';
 import type { Dialect } from '../../../src/db/database.js';
 import { createEventHub, type EventHub } from '../../../src/events/event-hub.js';
@@ -85,6 +86,8 @@ export interface TerminalBoard {
 }
 
 export interface DialOptions {
+  /** The board the session is given, made from the test's (a service that fails on purpose). */
+  readonly board?: (board: Board) => Board;
   readonly login?: SessionTokens | null;
   readonly terminalType?: string;
   readonly columns?: number;
@@ -134,7 +137,12 @@ export function terminalBoard(dialect: Dialect, config: Record<string, unknown> 
     let mark = 0;
     let loggedIn = false;
     startCallerSession(
-      { board: board.board, hub: eventHub, timers: timers.timers, log: { error: (details) => logged.push(details) } },
+      {
+        board: options.board ? options.board(board.board) : board.board,
+        hub: eventHub,
+        timers: timers.timers,
+        log: { error: (details) => logged.push(details) },
+      },
       connection,
       {
         login: options.login ?? null,
