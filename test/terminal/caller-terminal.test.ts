@@ -109,7 +109,7 @@ describeEachDialect('terminal screens and input', (dialect) => {
     expect(text).not.toContain(`${ESC}P`);
     expect(text).not.toContain('\u0007');
     expect(text).not.toContain(`${ESC}[?`);
-    expect(text).not.toMatch(/\u001b\[\d+;\d+H/);
+    expect(text).not.toMatch(new RegExp(`${ESC}\\[\\d+;\\d+H`));
     // The title's text goes with its sequence; the cursor jump is drawn on the art's own screen.
     expect(caller.screen()).not.toContain('owned title');
     expect(caller.screen()).toMatch(/\n {9}moved bell {2}end/);
