@@ -180,6 +180,14 @@ describeEachDialect('terminal login prompt', (dialect) => {
       caller.connection.drop();
     });
 
+    it('hangs up on Ctrl-D at the prompt', async () => {
+      const caller = terminal.dial({ remoteAddress: '10.1.0.8' });
+      await caller.waitFor('Username: ');
+      caller.type('\u0004');
+      await caller.waitForClose();
+      expect(caller.loggedIn).toBe(false);
+    });
+
     it('hangs up when the login prompt takes longer than loginTimeoutSeconds', async () => {
       const caller = terminal.dial({ remoteAddress: '10.1.0.7' });
       await caller.waitFor('Username: ');
@@ -248,6 +256,28 @@ describeEachDialect('terminal login prompt', (dialect) => {
       await caller.waitFor('Username: ');
       expect(await userIdOf(terminal.test.board, 'new')).toBeUndefined();
       caller.connection.drop();
+    });
+  });
+
+  describe('with a welcome pause', () => {
+    const terminal = terminalBoard(dialect, { contentServers: { terminal: { welcomePauseSeconds: 5 } } });
+
+    it('keeps the welcome screen up for welcomePauseSeconds, or until a key', async () => {
+      await terminal.createUser('jo');
+      const caller = terminal.dial({ login: await terminal.loginTokens('jo') });
+      await caller.waitFor('Welcome, jo!');
+      await caller.waitFor('Press a key to go on.');
+      terminal.timers.advance(4_999);
+      expect(caller.transcript()).not.toContain('Main menu');
+      terminal.timers.advance(1);
+      await caller.waitFor('Your choice: ');
+      caller.connection.drop();
+
+      const again = terminal.dial({ login: await terminal.loginTokens('jo') });
+      await again.waitFor('Press a key to go on.');
+      again.type(' ');
+      await again.waitFor('Your choice: ');
+      again.connection.drop();
     });
   });
 
