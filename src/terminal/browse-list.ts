@@ -80,7 +80,7 @@ export async function browseList<T, Action extends string>(
       shownStatus = [themed(theme, 'error', `"${answer}" is not a choice here.`)];
       continue;
     }
-    if (action !== 'more') return action as Action | 'quit';
+    if (action !== 'more') return action;
     if (page.nextKey === null) {
       shownStatus = [themed(theme, 'muted', 'This is the last page.')];
       continue;

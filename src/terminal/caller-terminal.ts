@@ -166,11 +166,19 @@ export function createCallerTerminal(
     for (const line of tailRows.slice(Math.max(0, tailRows.length - room))) writer.line(line);
   }
 
+  // Window changes arriving together (a window dragged wider, a client sending NAWS in a loop)
+  // make one redraw: a screen written per event would turn each small packet into a screenful.
+  let isRedrawScheduled = false;
   connection.onResize(() => {
-    if (isGone) return;
-    writer.clearScreen();
-    drawScreen();
-    waiting?.handler.render();
+    if (isGone || isRedrawScheduled) return;
+    isRedrawScheduled = true;
+    setImmediate(() => {
+      isRedrawScheduled = false;
+      if (isGone) return;
+      writer.clearScreen();
+      drawScreen();
+      waiting?.handler.render();
+    });
   });
 
   connection.onClose(() => {

@@ -26,7 +26,7 @@ export interface ScreenContext {
 }
 
 /** True for the errors that end the whole session rather than one step of it. */
-export function endsSession(error: unknown): boolean {
+function endsSession(error: unknown): boolean {
   return error instanceof CallerGoneError || error instanceof SessionEndedError;
 }
 
@@ -39,17 +39,4 @@ export function errorLine(context: Pick<ScreenContext, 'term' | 'log'>, error: u
   const text = serviceErrorText(error);
   if (text === null) context.log.error({ err: error }, 'a terminal screen failed');
   return [themed(context.term.theme, 'error', text ?? UNEXPECTED_ERROR_TEXT)];
-}
-
-/**
- * Runs one step that calls a service. Its result, or undefined after the failure was printed
- * as one line (see errorLine): the caller stays on the screen, connected.
- */
-export async function attempt<T>(context: ScreenContext, step: () => Promise<T>): Promise<T | undefined> {
-  try {
-    return await step();
-  } catch (error) {
-    context.term.print(errorLine(context, error));
-    return undefined;
-  }
 }

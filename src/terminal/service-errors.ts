@@ -11,7 +11,7 @@ export function formatWait(seconds: number): string {
 }
 
 /** Seconds until a refused request may be tried again, from its Retry-After (a 429 or 503), if it has one. */
-export function retryAfterSecondsOf(error: BaudError): number | undefined {
+function retryAfterSecondsOf(error: BaudError): number | undefined {
   const header = error.headers['retry-after'];
   const seconds = header === undefined ? Number.NaN : Number(header);
   return Number.isFinite(seconds) && seconds > 0 ? seconds : undefined;

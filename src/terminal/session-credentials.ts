@@ -12,7 +12,7 @@ export class SessionEndedError extends Error {
 }
 
 /** An access token is refreshed this long before it expires, so no screen meets an expired one. */
-export const REFRESH_MARGIN_MS = 60_000;
+const REFRESH_MARGIN_MS = 60_000;
 
 /** A terminal caller's login session: the tokens behind it, kept fresh, and the caller they stand for. */
 export interface SessionCredentials {

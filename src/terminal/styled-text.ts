@@ -19,9 +19,6 @@ export interface Span {
 /** One row of output, without its line end. */
 export type Line = readonly Span[];
 
-/** A line of unstyled text. */
-export const plainLine = (text: string): Line => [{ text }];
-
 /** The cells a line takes. */
 export function lineColumns(line: Line): number {
   let columns = 0;
@@ -33,7 +30,7 @@ export function lineColumns(line: Line): number {
  * `line` split into rows of at most `columns` cells (an empty line stays one empty row), the
  * styles kept: what a terminal would do with it, done here so a screen knows how many rows it fills.
  */
-export function wrapLine(line: Line, columns: number): Line[] {
+function wrapLine(line: Line, columns: number): Line[] {
   const rows: Span[][] = [];
   let row: Span[] = [];
   let used = 0;

@@ -70,7 +70,7 @@ function colourParams(colour: AnsiColour, isBackground: boolean, profile: Termin
 const paletteIndexOf = (colour: AnsiColour) => (typeof colour === 'number' ? colour : nearestPaletteColour(colour));
 
 /** The SGR sequence that draws `style` from scratch (it starts with a reset). */
-export function sgrOf(style: Style | undefined, profile: TerminalProfile): string {
+function sgrOf(style: Style | undefined, profile: TerminalProfile): string {
   const params = ['0'];
   const isBrightOnBbs = profile.charset === 'cp437' && style?.fg !== undefined && paletteIndexOf(style.fg) >= 8;
   if (style?.isBold || isBrightOnBbs) params.push('1');

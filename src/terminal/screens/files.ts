@@ -14,7 +14,7 @@ import { dateOnly, dateTime } from '../times.js';
 const FILES_PER_PAGE = 15;
 
 /** A size as a file list shows it: `512 B`, `12.3 KB`, `4.0 MB`. */
-export function formatBytes(bytes: number): string {
+function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
   const units = ['KB', 'MB', 'GB', 'TB'];
   let value = bytes / 1024;
