@@ -240,6 +240,26 @@ describeEachDialect('terminal screens and input', (dialect) => {
     await answer('Search for (Enter: back): ', 'clean');
     await answer('Number, or ', '');
     await caller.waitFor('Your choice: ');
+    caller.type(`${junk}u`);
+    await caller.waitFor('[Q] Quit: ');
+    caller.type(`${junk}3`);
+    await answer('Affiliations (empty clears it): ', 'Acme');
+    await caller.waitFor('Affiliations saved.');
+    expect((await board().profiles.getOwnProfile(await terminal.serviceCaller('hostile'))).affiliations).toBe('Acme');
+    caller.type(`${junk}q`);
+    await caller.waitFor('Your choice: ');
+    caller.type(`${junk}m`);
+    await answer('Number, or ', 'w');
+    await answer('To: ', 'bob');
+    await answer('Subject: ', 'Mail subject');
+    await answer('  1: ', 'mail line');
+    await answer('  2: ', '/s');
+    await caller.waitFor('Mail sent.');
+    await answer('Number, or ', 'q');
+    await caller.waitFor('Your choice: ');
+    const [mail] = (await board().mail.listBox(bob, 'inbox', false, { limit: 1, afterKey: null })).items;
+    expect(mail).toMatchObject({ from: 'hostile', subject: 'Mail subject' });
+    expect((await board().mail.getMail(bob, mail?.uuid ?? '')).body).toBe('mail line');
     caller.type(`${`${ESC}[`}${'9'.repeat(500_000)}m${'\u0003'.repeat(100)}`);
     // Far more than a caller can type at once: what is over the input bound is dropped, the
     // session reads the rest and answers the next key.
@@ -254,6 +274,31 @@ describeEachDialect('terminal screens and input', (dialect) => {
     await caller.waitForClose();
     expect(caller.connection.written().length).toBeLessThan(64 * 1024);
     expect(terminal.logged).toEqual([]);
+  });
+
+  it('stops taking body lines at the message size limit, and saves what fits', async () => {
+    await terminal.createUser('verbose');
+    const caller = await terminal.dialAndLogIn('verbose');
+    caller.type('p');
+    await caller.waitFor('Conference (number or tag, Enter: back): ');
+    caller.type('main\r');
+    await caller.waitFor('Post in (number or tag, Enter: back): ');
+    caller.type('general\r');
+    await caller.waitFor('To: All');
+    caller.type('\r');
+    await caller.waitFor('Subject: ');
+    caller.type('Long story\r');
+    await caller.waitFor('  1: ');
+    const line = 'w'.repeat(399);
+    caller.type(`${line}\r`.repeat(170));
+    await caller.waitFor('The message is full (64 KiB): /s saves it, /a aborts.');
+    caller.type('/s\r');
+    await caller.waitFor('Posted as message #');
+    const posted = (await messagesIn('general')).find((message) => message.fromUserName === 'verbose');
+    const { body } = await board().messages.getMessage(bob, posted?.uuid ?? '');
+    expect(body).toBe(Array.from({ length: 163 }, () => line).join('\n'));
+    expect(Buffer.byteLength(body)).toBeLessThanOrEqual(64 * 1024);
+    caller.connection.drop();
   });
 
   it('hangs up with one line when the login session is ended elsewhere', async () => {
