@@ -1,10 +1,20 @@
 import type { Menu } from './menus.js';
 import { type Line, lineColumns, type Span } from './styled-text.js';
-import { fitColumns } from './text-width.js';
+import { fitColumns, textColumns } from './text-width.js';
 import { type Theme, themed } from './theme.js';
 
 /** Columns one entry of a menu takes when the screen is wide enough for two side by side. */
 const MENU_COLUMN_WIDTH = 30;
+
+/**
+ * A prompt for a window `columns` wide. Its hint in parentheses, `(number or tag, Enter:
+ * back)`, is left out when the prompt would take more than half the row: on a narrow window
+ * the answer needs the room more than the reminder.
+ */
+export function promptLine(theme: Theme, text: string, columns: number): Line {
+  const fitted = textColumns(text) > columns / 2 ? text.replace(/ \([^)]*\)/, '') : text;
+  return [themed(theme, 'prompt', fitted)];
+}
 
 /** A screen's heading. */
 export function titleLines(theme: Theme, title: string): Line[] {
@@ -47,7 +57,7 @@ export function menuLines<Action extends string>(menu: Menu<Action>, theme: Them
 /**
  * The keys of `menu` as one prompt line, `[N] Next  [B] Back …: `, or just the keys
  * (`[N/B/R/Q]: `) when the full line does not fit in `columns`. `lead` goes first (a position,
- * "more below").
+ * "more below"), unless even the short form would not fit with it.
  */
 export function keyPrompt<Action extends string>(
   menu: Menu<Action>,
@@ -63,11 +73,12 @@ export function keyPrompt<Action extends string>(
   full.push(themed(theme, 'prompt', ': '));
   if (lineColumns(full) < columns) return full;
   const keys = menu.items.map((item) => item.key).join('/');
-  return [
-    ...lead,
+  const short = [
     themed(theme, 'muted', '['),
     themed(theme, 'key', keys),
     themed(theme, 'muted', ']'),
     themed(theme, 'prompt', ': '),
   ];
+  // The lead goes first to go: the keys are what the caller needs to see.
+  return lineColumns([...lead, ...short]) < columns ? [...lead, ...short] : short;
 }

@@ -1,5 +1,5 @@
 import type { CallerTerminal } from './caller-terminal.js';
-import { titleLines } from './menu-lines.js';
+import { promptLine, titleLines } from './menu-lines.js';
 import { showPaged } from './pager.js';
 import type { Line } from './styled-text.js';
 import { themed } from './theme.js';
@@ -48,7 +48,7 @@ export async function pickFromList<T>(term: CallerTerminal, list: PickList<T>): 
   if ((await showPaged(term, content)) === 'quit') return null;
   for (;;) {
     const typed = await term.readLine({
-      prompt: [themed(theme, 'prompt', list.prompt)],
+      prompt: promptLine(theme, list.prompt, term.size().columns),
       maxLength: MAX_PICK_LENGTH,
       inputStyle: theme.input,
     });

@@ -20,14 +20,15 @@ export async function whoIsOnline(context: ScreenContext): Promise<undefined> {
   const nodes = await board.system.listNodes();
   const content = (columns: number): Line[] => {
     const nameColumns = Math.min(16, Math.max(6, columns - 40));
+    const doingColumns = Math.min(26, Math.max(8, columns - 34));
     return [
       ...titleLines(theme, "Who's online"),
-      [themed(theme, 'muted', `Node ${fitColumns('User', nameColumns)} ${fitColumns('Doing', 26)} On`)],
+      [themed(theme, 'muted', `Node ${fitColumns('User', nameColumns)} ${fitColumns('Doing', doingColumns)} On`)],
       ...nodes.map(
         (node): Line => [
           themed(theme, 'key', String(node.node).padStart(4)),
           themed(theme, 'label', ` ${fitColumns(singleLine(node.username), nameColumns)}`),
-          { text: ` ${fitColumns(singleLine(node.action), 26)}` },
+          { text: ` ${fitColumns(singleLine(node.action), doingColumns)}` },
           themed(theme, 'muted', ` ${node.timeOnMinutes}m`),
           ...(node.userId === me ? [themed(theme, 'success', ' (you)')] : []),
         ],

@@ -1,6 +1,6 @@
 import { type OwnProfile, PROFILE_FIELD_MAX_LENGTH } from '../../users/profile-service.js';
 import { readDocument } from '../document-view.js';
-import { titleLines } from '../menu-lines.js';
+import { promptLine, titleLines } from '../menu-lines.js';
 import { NODE_ACTIONS, PROFILE_MENU } from '../menus.js';
 import { singleLine } from '../message-text.js';
 import { errorLine, type ScreenContext } from '../screen-context.js';
@@ -48,7 +48,7 @@ export async function profileScreen(context: ScreenContext): Promise<undefined> 
     context.doing(NODE_ACTIONS.editingProfile);
     const label = PROFILE_MENU.items.find((item) => item.action === action)?.label ?? action;
     const typed = await term.readLine({
-      prompt: [themed(theme, 'prompt', `${label} (empty clears it): `)],
+      prompt: promptLine(theme, `${label} (empty clears it): `, term.size().columns),
       initial: profile[action],
       maxLength: PROFILE_FIELD_MAX_LENGTH[action],
       inputStyle: theme.input,

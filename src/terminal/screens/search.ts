@@ -1,7 +1,7 @@
 import type { FoundMessageSummary } from '../../messages/message-service.js';
 import { MAX_QUERY_LENGTH } from '../../search/search-query.js';
 import { browseList } from '../browse-list.js';
-import { titleLines } from '../menu-lines.js';
+import { promptLine, titleLines } from '../menu-lines.js';
 import { LIST_KEYS, NODE_ACTIONS } from '../menus.js';
 import { singleLine } from '../message-text.js';
 import type { ScreenContext } from '../screen-context.js';
@@ -54,7 +54,7 @@ export async function searchMessages(context: ScreenContext): Promise<Line | und
   context.doing(NODE_ACTIONS.readingMessages);
   term.show(() => titleLines(theme, 'Search messages'));
   const typed = await term.readLine({
-    prompt: [themed(theme, 'prompt', 'Search for (Enter: back): ')],
+    prompt: promptLine(theme, 'Search for (Enter: back): ', term.size().columns),
     maxLength: MAX_QUERY_LENGTH,
     inputStyle: theme.input,
   });

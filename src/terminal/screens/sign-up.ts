@@ -2,7 +2,7 @@ import type { RegistrationInput } from '../../auth/registration-service.js';
 import { BaudError } from '../../errors.js';
 import { registrationModeOf } from '../../users/registration-mode.js';
 import type { CallerTerminal } from '../caller-terminal.js';
-import { titleLines } from '../menu-lines.js';
+import { promptLine, titleLines } from '../menu-lines.js';
 import { singleLine } from '../message-text.js';
 import { errorLine } from '../screen-context.js';
 import { themed } from '../theme.js';
@@ -26,7 +26,7 @@ async function askText(
   options: { maxLength: number; isHidden?: boolean },
 ): Promise<string | null> {
   const typed = await term.readLine({
-    prompt: [themed(term.theme, 'prompt', prompt)],
+    prompt: promptLine(term.theme, prompt, term.size().columns),
     maxLength: options.maxLength,
     isHidden: options.isHidden ?? false,
     inputStyle: term.theme.input,
