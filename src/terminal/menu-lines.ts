@@ -6,13 +6,16 @@ import { type Theme, themed } from './theme.js';
 /** Columns one entry of a menu takes when the screen is wide enough for two side by side. */
 const MENU_COLUMN_WIDTH = 30;
 
+/** Columns a prompt leaves for the answer before its hint makes way. */
+const ANSWER_COLUMNS = 20;
+
 /**
  * A prompt for a window `columns` wide. Its hint in parentheses, `(number or tag, Enter:
- * back)`, is left out when the prompt would take more than half the row: on a narrow window
- * the answer needs the room more than the reminder.
+ * back)`, is left out when it would leave less than ANSWER_COLUMNS for the answer: on a narrow
+ * window the answer needs the room more than the reminder.
  */
 export function promptLine(theme: Theme, text: string, columns: number): Line {
-  const fitted = textColumns(text) > columns / 2 ? text.replace(/ \([^)]*\)/, '') : text;
+  const fitted = textColumns(text) > columns - ANSWER_COLUMNS ? text.replace(/ \([^)]*\)/, '') : text;
   return [themed(theme, 'prompt', fitted)];
 }
 
