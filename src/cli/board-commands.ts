@@ -25,6 +25,24 @@ function describeDatabase(running: RunningBoard): string {
   return `${running.dialect}, ${applied === 0 ? 'up to date' : `applied ${applied} migration${applied === 1 ? '' : 's'}`}`;
 }
 
+/** How to dial into a terminal server from this machine: a wildcard address is reached on loopback. */
+function dialAddress(address: string): string {
+  if (address === '0.0.0.0') return '127.0.0.1';
+  if (address === '::') return '::1';
+  return address;
+}
+
+/** The `ssh` and `telnet` commands that reach the board, beside the URLs `baud serve` prints. */
+function terminalLines(running: RunningBoard, username: string): string[] {
+  const { ssh, telnet } = running;
+  return [
+    ...(ssh
+      ? [`  SSH:    ssh -p ${ssh.port} ${username}@${dialAddress(ssh.address)}   (host key ${ssh.fingerprint})`]
+      : []),
+    ...(telnet ? [`  Telnet: telnet ${dialAddress(telnet.address)} ${telnet.port}`] : []),
+  ];
+}
+
 /** `baud serve`, `baud init`, `baud db migrate`, `baud openapi`: running and setting up a board. */
 export function registerBoardCommands(program: Command): void {
   withCommonOptions(
@@ -51,6 +69,10 @@ export function registerBoardCommands(program: Command): void {
       `  API:  ${running.url}`,
       `  Docs: ${running.url}/docs`,
       `  Database: ${describeDatabase(running)}`,
+      ...terminalLines(
+        running,
+        created?.credentials.find((credential) => credential.role === 'user')?.username ?? '<username>',
+      ),
       ...(running.metricsUrl ? [`  Metrics: ${running.metricsUrl}`] : []),
       ...running.warnings.map((warning) => `  Warning: ${warning.message}`),
       ...(created ? ['', ...credentialLines(created)] : []),
@@ -62,6 +84,8 @@ export function registerBoardCommands(program: Command): void {
         readerUrl,
         docsUrl: `${running.url}/docs`,
         metricsUrl: running.metricsUrl,
+        ssh: running.ssh,
+        telnet: running.telnet,
         appliedMigrations: running.appliedMigrations,
         warnings: running.warnings,
         credentials: created?.credentials ?? [],

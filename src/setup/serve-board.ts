@@ -4,6 +4,7 @@ import type { Config } from '../config/load-config.js';
 import type { Dialect } from '../db/database.js';
 import { API_PREFIX } from '../http/api-prefix.js';
 import { createBoardMetrics, listenForMetrics, type MetricsListener } from '../metrics/board-metrics.js';
+import { type StartCallerSession, startTerminalServers, type TerminalServers } from '../terminal/terminal-servers.js';
 import { type ConfigWarning, checkConfig } from './config-check.js';
 
 export interface RunningBoard {
@@ -21,33 +22,59 @@ export interface RunningBoard {
   readonly appliedMigrations: readonly string[];
   /** What the configuration does that is almost never meant; each is also logged at start-up. */
   readonly warnings: readonly ConfigWarning[];
+  /** Where SSH callers dial in, and the fingerprint of the host key their client is shown; null when not serving SSH. */
+  readonly ssh: TerminalServers['ssh'];
+  /** Where telnet callers dial in; null when not serving telnet. */
+  readonly telnet: TerminalServers['telnet'];
   /**
-   * Turns not-ready and keeps serving for `shutdownDrainSeconds` (a load balancer moves its
+   * Says goodbye to the terminal callers and hangs up, then turns not-ready and keeps serving for `shutdownDrainSeconds` (a load balancer moves its
    * traffic away meanwhile), then stops accepting connections, lets in-flight requests finish
    * and closes the database.
    */
   stop(): Promise<void>;
 }
 
+export interface ServeBoardOptions extends Pick<BuildAppOptions, 'logger'> {
+  /**
+   * Starts a terminal caller's session (screens, login prompt). The SSH and telnet servers the
+   * configuration turns on start only with it: a node serving only HTTP (and its tests) needs none.
+   */
+  readonly startSession?: StartCallerSession;
+}
+
 /**
  * Opens the board, builds the app, logs the configuration's warnings and listens on the
- * configured address and port. `logger` replaces the configured log (as in `buildApp`).
+ * configured address and port, and for terminal callers where configured (see
+ * `ServeBoardOptions.startSession`). `logger` replaces the configured log (as in `buildApp`).
  */
-export async function serveBoard(config: Config, options: Pick<BuildAppOptions, 'logger'> = {}): Promise<RunningBoard> {
+export async function serveBoard(config: Config, options: ServeBoardOptions = {}): Promise<RunningBoard> {
+  const { startSession, ...appOptions } = options;
   const board = await openBoard(config);
   let app: Awaited<ReturnType<typeof buildApp>>;
   let metricsListener: MetricsListener | null = null;
+  let terminal: TerminalServers | null = null;
   let warnings: readonly ConfigWarning[];
   try {
     warnings = checkConfig(config, board.areas);
     const metrics = config.metrics.enabled
       ? createBoardMetrics({ database: board.database, system: board.system, routes: METRICS_COUNTED_ROUTES })
       : undefined;
-    app = await buildApp(config, { board, ...(metrics ? { metrics } : {}), ...options });
+    app = await buildApp(config, { board, ...(metrics ? { metrics } : {}), ...appOptions });
     for (const warning of warnings) app.log.warn({ warning: warning.code }, warning.message);
     const web = config.contentServers.web;
     await app.listen({ host: web.address, port: web.port });
     if (metrics) metricsListener = await listenForMetrics(metrics, config.metrics);
+    const { ssh, telnet } = config.contentServers;
+    if (startSession && (ssh.enabled || telnet.enabled)) {
+      try {
+        terminal = await startTerminalServers({ board, startSession, log: app.log });
+      } catch (error) {
+        // A host key that cannot be read, a port taken: the HTTP side is listening already.
+        await app.close();
+        await metricsListener?.close();
+        throw error;
+      }
+    }
   } catch (error) {
     await board.close();
     throw error;
@@ -65,8 +92,12 @@ export async function serveBoard(config: Config, options: Pick<BuildAppOptions, 
     dialect: board.database.dialect,
     appliedMigrations: board.appliedMigrations,
     warnings,
+    ssh: terminal?.ssh ?? null,
+    telnet: terminal?.telnet ?? null,
     async stop() {
       try {
+        // First: a caller in a terminal is told why the line drops, rather than cut mid-screen.
+        await terminal?.stop();
         app.startDraining();
         const drainMs = config.contentServers.web.shutdownDrainSeconds * 1000;
         if (drainMs > 0) await new Promise((resolve) => setTimeout(resolve, drainMs));

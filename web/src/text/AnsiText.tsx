@@ -1,7 +1,7 @@
 import type { CSSProperties, JSX } from 'preact';
 import { useMemo } from 'preact/hooks';
-import { type AnsiRow, type AnsiRun, renderAnsiScreen, screenToPlainText } from './ansi-screen.js';
-import { pipeCodesToAnsi } from './pipe-codes.js';
+import { type AnsiRow, type AnsiRun, renderAnsiScreen, screenToPlainText } from '../../../src/text/ansi-screen.js';
+import { pipeCodesToAnsi } from '../../../src/text/pipe-codes.js';
 
 export type AnsiTextMode = 'colour' | 'plain';
 

@@ -2,7 +2,7 @@
 // them in ANSI order (1 red, 4 blue). Index: pipe colour 0–7 → ANSI colour 0–7.
 const PIPE_TO_ANSI_COLOUR: readonly number[] = [0, 4, 2, 6, 1, 5, 3, 7];
 
-// The same set `src/text/strip-ansi.ts` removes on the server, so the reader's plain mode and
+// The same set `strip-ansi.ts` removes, so the reader's plain mode and
 // the API's stripped text agree. `|24`–`|99` are not colours and stay as written.
 const PIPE_COLOUR_CODE = /\|(\d\d)/g;
 

@@ -1,7 +1,10 @@
 /**
  * A small virtual 80-column terminal for BBS message text: ANSI art and coloured text are
  * written onto a grid of cells the way a DOS terminal would draw them, and read back as rows of
- * colour runs (plain data; the DOM is `AnsiText.tsx`'s job).
+ * colour runs (plain data). Shared by the web reader (web/src/text/AnsiText.tsx draws the runs
+ * as DOM) and the terminal (src/terminal/message-text.ts writes them as the caller's terminal
+ * can show them), so a message looks the same in both and neither lets stored text drive the
+ * screen it is shown on.
  *
  * Why not anser for parsing: it splits on `ESC[` and hands back only the SGR state with the text
  * in between, so cursor movement (the backbone of ANSI art) is lost, and its colours come back

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pipeCodesToAnsi } from '../../web/src/text/pipe-codes.js';
+import { pipeCodesToAnsi } from '../../src/text/pipe-codes.js';
 
 const ESC = '\u001b';
 

@@ -7,8 +7,8 @@ import {
   renderAnsiScreen,
   SCREEN_COLUMNS,
   screenToPlainText,
-} from '../../web/src/text/ansi-screen.js';
-import { pipeCodesToAnsi } from '../../web/src/text/pipe-codes.js';
+} from '../../src/text/ansi-screen.js';
+import { pipeCodesToAnsi } from '../../src/text/pipe-codes.js';
 
 const ESC = '\u001b';
 
