@@ -61,7 +61,10 @@ export interface FtnService {
   observeWith(observer: FtnObserver): void;
   /** Calls `listener` when netmail was queued on this node (the scanner of a serving node packs it); returns the unsubscribe. */
   onNetmailQueued(listener: (network: string) => void): () => void;
-  /** Gives new echomail areas their export cursors (what was posted before stays here). */
+  /**
+   * Makes the spools' directories and gives new echomail areas their export cursors (what was
+   * posted before an area joined a network stays here). Run when the board opens.
+   */
   prepare(): Promise<void>;
   /** Tosses the inbound of one network, or of every network. Unknown name → 404. */
   toss(network?: string): Promise<TossReport[]>;
@@ -168,7 +171,11 @@ export function createFtnService(deps: {
     },
 
     async prepare() {
-      for (const network of networks.values()) await scanner.startCursors(network);
+      for (const network of networks.values()) {
+        // The spool's directories exist from the first start: where the sysop looks, and where a mailer drops files.
+        for (const link of network.links) network.spool().outboundFor(link.address);
+        await scanner.startCursors(network);
+      }
     },
 
     async toss(name) {
