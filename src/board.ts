@@ -209,6 +209,8 @@ async function assembleBoard(
       observer: ftnObserver,
     }),
     observer: ftnObserver,
+    events,
+    database,
   });
   await ftn.prepare();
   return {

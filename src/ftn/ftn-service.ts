@@ -1,7 +1,9 @@
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { type Caller, isSysop } from '../caller.js';
+import type { Database } from '../db/database.js';
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '../errors.js';
+import type { EventLog } from '../events/event-log.js';
 import type { NetmailGateway } from '../mail/mail-service.js';
 import { formatFtnAddress } from './ftn-address.js';
 import { createNetmailGateway } from './ftn-netmail.js';
@@ -49,6 +51,20 @@ export interface FtnStatus {
   readonly networks: FtnNetworkStatus[];
 }
 
+/** What a serving node runs for the FTN networks (see `FtnService.startWorkers`). */
+export interface FtnWorkers {
+  /** Stops the timers and wake-ups, and waits for the work going on. */
+  stop(): Promise<void>;
+}
+
+/** After a wake-up, a scan waits this long for more posts to come, so a burst goes out in one packet. */
+const SCAN_DELAY_MS = 250;
+/**
+ * How often a serving node tosses and scans when nothing told it to: files another process
+ * dropped into the inbound, posts no wake-up announced (another process on the SQLite file).
+ */
+const SWEEP_INTERVAL_MS = 60_000;
+
 /**
  * The board's FTN networks as the operator works them: tossing the inbound, scanning for what
  * goes out, the figures of `baud ftn status` and `GET /admin/ftn`.
@@ -74,6 +90,12 @@ export interface FtnService {
   status(): Promise<FtnStatus>;
   /** The same for a caller of the API: sysops only (anonymous → 401, others → 403). */
   statusFor(caller: Caller): Promise<FtnStatus>;
+  /**
+   * What a serving node runs: a scan shortly after anything is written to the event log (a post
+   * on any node: PostgreSQL's NOTIFY, or this node's append on SQLite) or netmail is queued here,
+   * and a toss and a scan every minute whatever happens. Each network's work runs one piece at a time.
+   */
+  startWorkers(options: { readonly onError: (error: unknown) => void }): Promise<FtnWorkers>;
 }
 
 async function spoolFiles(directory: string, isCounted: (name: string) => boolean): Promise<SpoolFiles> {
@@ -110,6 +132,9 @@ export function createFtnService(deps: {
   scanner: FtnScanner;
   /** The relay the tosser and scanner report to. */
   observer: FtnObserverRelay;
+  /** What wakes a serving node's scanner: the event log's appends here and its NOTIFY channel. */
+  events: Pick<EventLog, 'onAppend' | 'channel'>;
+  database: Pick<Database, 'listen'>;
 }): FtnService {
   const { networks, store, tosser, scanner } = deps;
   const queuedListeners = new Set<(network: string) => void>();
@@ -197,11 +222,84 @@ export function createFtnService(deps: {
       return { networks: statuses };
     },
 
+    async startWorkers({ onError }) {
+      const workers = [...networks.values()].map((network) => startNetworkWorker(network, onError));
+      const wakeAll = () => {
+        for (const worker of workers) worker.requestScan();
+      };
+      const stopHearingAppends = deps.events.onAppend(wakeAll);
+      const stopHearingNetmail = service.onNetmailQueued((name) =>
+        workers.find((worker) => worker.network.name === name)?.requestScan(),
+      );
+      const stopListening = workers.length === 0 ? null : await deps.database.listen(deps.events.channel, wakeAll);
+      for (const worker of workers) {
+        worker.requestToss();
+        worker.requestScan();
+      }
+      return {
+        async stop() {
+          stopHearingAppends();
+          stopHearingNetmail();
+          await stopListening?.();
+          await Promise.all(workers.map((worker) => worker.stop()));
+        },
+      };
+    },
+
     async statusFor(caller) {
       if (caller.kind === 'anonymous') throw new UnauthorizedError('auth.required');
       if (!isSysop(caller)) throw new ForbiddenError('ftn.sysops-only', "Only sysops see the board's FTN networks.");
       return service.status();
     },
   };
+  /** One network's work on this node: scans, tosses (and polls), one at a time, never two of a kind queued. */
+  function startNetworkWorker(network: FtnNetwork, onError: (error: unknown) => void) {
+    let chain: Promise<void> = Promise.resolve();
+    let isStopped = false;
+    let scanTimer: NodeJS.Timeout | undefined;
+    const queued = new Set<string>();
+    const enqueue = (kind: string, job: () => Promise<unknown>) => {
+      if (isStopped || queued.has(kind)) return;
+      queued.add(kind);
+      chain = chain
+        .then(async () => {
+          // Taken off the queue as it starts: what arrives while it runs asks for another.
+          queued.delete(kind);
+          if (!isStopped) await job();
+        })
+        .catch(onError);
+    };
+    const worker = {
+      network,
+      requestScan() {
+        if (isStopped || scanTimer !== undefined) return;
+        scanTimer = setTimeout(() => {
+          scanTimer = undefined;
+          enqueue('scan', () => scanner.scanNetwork(network));
+        }, SCAN_DELAY_MS);
+        scanTimer.unref();
+      },
+      requestToss() {
+        enqueue('toss', async () => {
+          const report = await tosser.tossInbound(network);
+          // What came in may go on to the other links (we are the downlinks' hub).
+          if (report.echomail > 0) worker.requestScan();
+        });
+      },
+      async stop() {
+        isStopped = true;
+        clearTimeout(scanTimer);
+        clearInterval(sweepTimer);
+        await chain;
+      },
+    };
+    const sweepTimer = setInterval(() => {
+      worker.requestToss();
+      worker.requestScan();
+    }, SWEEP_INTERVAL_MS);
+    sweepTimer.unref();
+    return worker;
+  }
+
   return service;
 }

@@ -2,6 +2,7 @@ import { type BuildAppOptions, buildApp, METRICS_COUNTED_ROUTES } from '../app.j
 import { openBoard } from '../board.js';
 import type { Config } from '../config/load-config.js';
 import type { Dialect } from '../db/database.js';
+import type { FtnWorkers } from '../ftn/ftn-service.js';
 import { API_PREFIX } from '../http/api-prefix.js';
 import { createBoardMetrics, listenForMetrics, type MetricsListener } from '../metrics/board-metrics.js';
 import { type StartCallerSession, startTerminalServers, type TerminalServers } from '../terminal/terminal-servers.js';
@@ -53,6 +54,7 @@ export async function serveBoard(config: Config, options: ServeBoardOptions = {}
   let app: Awaited<ReturnType<typeof buildApp>>;
   let metricsListener: MetricsListener | null = null;
   let terminal: TerminalServers | null = null;
+  let ftnWorkers: FtnWorkers | null = null;
   let warnings: readonly ConfigWarning[];
   try {
     warnings = checkConfig(config, board.areas);
@@ -64,12 +66,17 @@ export async function serveBoard(config: Config, options: ServeBoardOptions = {}
     const web = config.contentServers.web;
     await app.listen({ host: web.address, port: web.port });
     if (metrics) metricsListener = await listenForMetrics(metrics, config.metrics);
+    if (metrics) board.ftn.observeWith(metrics.ftn);
+    ftnWorkers = await board.ftn.startWorkers({
+      onError: (error) => app.log.error({ err: error }, 'ftn: tossing or scanning failed'),
+    });
     const { ssh, telnet } = config.contentServers;
     if (startSession && (ssh.enabled || telnet.enabled)) {
       try {
         terminal = await startTerminalServers({ board, startSession, log: app.log });
       } catch (error) {
         // A host key that cannot be read, a port taken: the HTTP side is listening already.
+        await ftnWorkers.stop();
         await app.close();
         await metricsListener?.close();
         throw error;
@@ -102,6 +109,7 @@ export async function serveBoard(config: Config, options: ServeBoardOptions = {}
         const drainMs = config.contentServers.web.shutdownDrainSeconds * 1000;
         if (drainMs > 0) await new Promise((resolve) => setTimeout(resolve, drainMs));
         await app.close();
+        await ftnWorkers?.stop();
         await metricsListener?.close();
       } finally {
         await board.close();
