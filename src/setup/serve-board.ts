@@ -5,6 +5,7 @@ import type { Dialect } from '../db/database.js';
 import type { FtnWorkers } from '../ftn/ftn-service.js';
 import { API_PREFIX } from '../http/api-prefix.js';
 import { createBoardMetrics, listenForMetrics, type MetricsListener } from '../metrics/board-metrics.js';
+import { startCallerSession } from '../terminal/caller-session.js';
 import { type StartCallerSession, startTerminalServers, type TerminalServers } from '../terminal/terminal-servers.js';
 import { type ConfigWarning, checkConfig } from './config-check.js';
 
@@ -36,20 +37,17 @@ export interface RunningBoard {
 }
 
 export interface ServeBoardOptions extends Pick<BuildAppOptions, 'logger'> {
-  /**
-   * Starts a terminal caller's session (screens, login prompt). The SSH and telnet servers the
-   * configuration turns on start only with it: a node serving only HTTP (and its tests) needs none.
-   */
+  /** Starts a terminal caller's session: `startCallerSession` unless a test stands in for it. */
   readonly startSession?: StartCallerSession;
 }
 
 /**
  * Opens the board, builds the app, logs the configuration's warnings and listens on the
- * configured address and port, and for terminal callers where configured (see
- * `ServeBoardOptions.startSession`). `logger` replaces the configured log (as in `buildApp`).
+ * configured address and port, and for terminal callers where configured (SSH, telnet).
+ * `logger` replaces the configured log (as in `buildApp`).
  */
 export async function serveBoard(config: Config, options: ServeBoardOptions = {}): Promise<RunningBoard> {
-  const { startSession, ...appOptions } = options;
+  const { startSession = startCallerSession, ...appOptions } = options;
   const board = await openBoard(config);
   let app: Awaited<ReturnType<typeof buildApp>>;
   let metricsListener: MetricsListener | null = null;
@@ -71,7 +69,7 @@ export async function serveBoard(config: Config, options: ServeBoardOptions = {}
       onError: (error) => app.log.error({ err: error }, 'ftn: tossing or scanning failed'),
     });
     const { ssh, telnet } = config.contentServers;
-    if (startSession && (ssh.enabled || telnet.enabled)) {
+    if (ssh.enabled || telnet.enabled) {
       try {
         terminal = await startTerminalServers({ board, startSession, log: app.log });
       } catch (error) {

@@ -10,13 +10,10 @@
 
 import { terminalTypeName } from './transport-connection.js';
 
-export const IAC = 255;
-const DONT = 254;
-const DO = 253;
-const WONT = 252;
-const WILL = 251;
-const SB = 250;
-const SE = 240;
+/** The telnet commands (RFC 854) this protocol speaks, by name. */
+export const TELNET_COMMAND = { IAC: 255, DONT: 254, DO: 253, WONT: 252, WILL: 251, SB: 250, SE: 240 } as const;
+export const { IAC } = TELNET_COMMAND;
+const { DONT, DO, WONT, WILL, SB, SE } = TELNET_COMMAND;
 
 export const TELNET_OPTION = {
   ECHO: 1,

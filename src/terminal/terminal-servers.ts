@@ -1,28 +1,15 @@
-import type { SessionTokens } from '../auth/auth-service.js';
 import type { Board } from '../board.js';
-import { createEventHub, type EventHub } from '../events/event-hub.js';
+import { createEventHub } from '../events/event-hub.js';
+import type { CallerSessionOptions, TerminalServices } from './caller-session.js';
 import { createConnectionLimits } from './connection-limits.js';
 import { loadOrCreateHostKey } from './ssh-host-key.js';
 import { type SshServer, startSshServer } from './ssh-server.js';
 import { startTelnetServer, type TelnetServer } from './telnet-server.js';
 import type { TerminalConnection } from './terminal-connection.js';
 
-/** What a caller session works with: the board's services, and the node's event hub for notices. */
-export interface CallerServices {
-  readonly board: Board;
-  readonly hub: Pick<EventHub, 'start' | 'subscribe'>;
-}
-
-export interface CallerSessionOptions {
-  /** The session an SSH login made before the shell opened; null on telnet, which logs in inside the session. */
-  readonly login: SessionTokens | null;
-  /** The session calls this once its caller has logged in (it ends the login timeout). */
-  readonly onLoggedIn?: () => void;
-}
-
-/** Starts the screens for one caller: what `startCallerSession` is. */
+/** Starts the screens for one caller: `startCallerSession`, or a test's stand-in. */
 export type StartCallerSession = (
-  services: CallerServices,
+  services: TerminalServices,
   connection: TerminalConnection,
   options: CallerSessionOptions,
 ) => void;
@@ -61,7 +48,7 @@ export async function startTerminalServers(deps: {
     pollIntervalMs: board.config.events.pollIntervalMs,
     onError: (error) => onError(error, 'terminal: reading the event log failed'),
   });
-  const services: CallerServices = { board, hub };
+  const services: TerminalServices = { board, hub, log };
   const limits = createConnectionLimits(terminal);
   let ssh: SshServer | null = null;
   let telnet: TelnetServer | null = null;

@@ -7,6 +7,7 @@ import {
   type TestBoard,
   twoNodesOfOneBoard,
 } from '../support/test-board.js';
+import { enrolTwoFactor } from '../support/totp-code.js';
 import { API, getMe, PASSWORD } from './auth-helpers.js';
 
 type Clock = ReturnType<typeof fakeClock>;
@@ -25,24 +26,15 @@ function loginWith(app: TestBoard['app'], body: Record<string, string>, remoteAd
 
 /** Enrols and confirms `username` (password PASSWORD); returns the secret and the recovery codes. */
 async function turnOn(board: TestBoard, auth: Record<string, string>, clock: Clock) {
-  const enrolled = await board.app.inject({
-    method: 'POST',
-    url: `${API}/users/me/totp`,
+  const enrolled = await enrolTwoFactor(board.app, {
+    apiPrefix: API,
     headers: auth,
-    payload: { password: PASSWORD },
+    password: PASSWORD,
+    codeFor: (secret) => codeOf(secret, clock),
   });
-  expect(enrolled.statusCode).toBe(200);
-  const { secret } = enrolled.json() as { secret: string };
-  const confirmed = await board.app.inject({
-    method: 'POST',
-    url: `${API}/users/me/totp/confirm`,
-    headers: auth,
-    payload: { code: codeOf(secret, clock) },
-  });
-  expect(confirmed.statusCode).toBe(200);
   // The confirming code is spent: the next code to work is the next step's.
   clock.advance(STEP_MS);
-  return { secret, recoveryCodes: (confirmed.json() as { recoveryCodes: string[] }).recoveryCodes };
+  return enrolled;
 }
 
 /** `DELETE /users/me/totp` on `board`. */

@@ -72,7 +72,9 @@ export async function startReaderFixture({ registration }: ReaderFixtureOptions 
     const created = await initBoard({ configPath, env, demo: true });
     const config = loadConfig({ configPath, env: { ...env, BAUD_LOG_LEVEL: 'silent' } });
     const users = registration === undefined ? config.users : { ...config.users, registration };
-    running = await serveBoard({ ...config, users, logging: { ...config.logging, level: 'silent' } });
+    // The browser needs no terminal server: SSH stays off, so fixtures never race for the demo's port.
+    const contentServers = { ...config.contentServers, ssh: { ...config.contentServers.ssh, enabled: false } };
+    running = await serveBoard({ ...config, users, contentServers, logging: { ...config.logging, level: 'silent' } });
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
     const [sysop, demo] = created.credentials;
     if (!sysop || !demo) throw new Error('the demo board has no sysop or demo user');

@@ -78,7 +78,7 @@ describeEachDialect('terminal messages', (dialect) => {
     const caller = await terminal.dialAndLogIn('dan');
     caller.type('r');
     await caller.waitFor('Conferences');
-    await caller.waitFor('Conference (number or tag, Enter: back): ');
+    await caller.waitFor('Conference or area (number or tag, Enter: back): ');
     caller.type('2\r');
     let shown = await caller.waitFor('Area (number or tag, Enter: back): ');
     expect(shown).toContain('1) Off topic');
@@ -87,7 +87,7 @@ describeEachDialect('terminal messages', (dialect) => {
     caller.type('q');
     await caller.waitFor('Your choice: ');
     caller.type('r');
-    await caller.waitFor('Conference (number or tag, Enter: back): ');
+    await caller.waitFor('Conference or area (number or tag, Enter: back): ');
     caller.type('MAIN\r');
     shown = await caller.waitFor('Area (number or tag, Enter: back): ');
     expect(shown).toMatch(/1\) General +general +2 new/);
@@ -99,7 +99,7 @@ describeEachDialect('terminal messages', (dialect) => {
     await caller.waitFor('You may not read message area "secret".');
     await caller.waitFor('Your choice: ');
     caller.type('r');
-    await caller.waitFor('Conference (number or tag, Enter: back): ');
+    await caller.waitFor('Conference or area (number or tag, Enter: back): ');
     caller.type('main\r');
     await caller.waitFor('Area (number or tag, Enter: back): ');
     caller.type('9\r');
@@ -108,13 +108,26 @@ describeEachDialect('terminal messages', (dialect) => {
     await caller.waitFor('Subj: First');
     caller.type('q');
     await caller.waitFor('Your choice: ');
+    // An area's tag at the conference prompt goes straight to the area, hidden ones refused alike.
+    caller.type('r');
+    await caller.waitFor('Conference or area (number or tag, Enter: back): ');
+    caller.type('GENERAL\r');
+    // At the first unread message: the first was read above.
+    await caller.waitFor('Subj: Second');
+    caller.type('q');
+    await caller.waitFor('Your choice: ');
+    caller.type('r');
+    await caller.waitFor('Conference or area (number or tag, Enter: back): ');
+    caller.type('secret\r');
+    await caller.waitFor('You may not read message area "secret".');
+    await caller.waitFor('Your choice: ');
     caller.connection.drop();
   });
 
   it('goes next and back in the reader, and replies quoting the message', async () => {
     const caller = await terminal.dialAndLogIn('eve');
     caller.type('r');
-    await caller.waitFor('Conference (number or tag, Enter: back): ');
+    await caller.waitFor('Conference or area (number or tag, Enter: back): ');
     caller.type('main\r');
     await caller.waitFor('Area (number or tag, Enter: back): ');
     caller.type('general\r');
@@ -157,7 +170,7 @@ describeEachDialect('terminal messages', (dialect) => {
     const fay = await terminal.serviceCaller('fay');
     const caller = await terminal.dialAndLogIn('fay');
     caller.type('p');
-    await caller.waitFor('Conference (number or tag, Enter: back): ');
+    await caller.waitFor('Conference or area (number or tag, Enter: back): ');
     caller.type('1\r');
     await caller.waitFor('Post in (number or tag, Enter: back): ');
     caller.type('chatter\r');
@@ -183,7 +196,7 @@ describeEachDialect('terminal messages', (dialect) => {
     expect((await board().messages.getMessage(fay, posted?.uuid ?? '')).body).toBe('Line one\n  indented line two');
 
     caller.type('p');
-    await caller.waitFor('Conference (number or tag, Enter: back): ');
+    await caller.waitFor('Conference or area (number or tag, Enter: back): ');
     caller.type('main\r');
     await caller.waitFor('Post in (number or tag, Enter: back): ');
     caller.type('2\r');
@@ -207,7 +220,7 @@ describeEachDialect('terminal messages', (dialect) => {
   it('P in an area only sysops write in says so in one line, before any editor', async () => {
     const caller = await terminal.dialAndLogIn('alice');
     caller.type('p');
-    await caller.waitFor('Conference (number or tag, Enter: back): ');
+    await caller.waitFor('Conference or area (number or tag, Enter: back): ');
     caller.type('main\r');
     await caller.waitFor('Post in (number or tag, Enter: back): ');
     caller.type('news\r');
@@ -249,7 +262,7 @@ describeEachDialect('terminal messages', (dialect) => {
     await terminal.createUser('gus');
     const caller = await terminal.dialAndLogIn('gus');
     caller.type('r');
-    await caller.waitFor('Conference (number or tag, Enter: back): ');
+    await caller.waitFor('Conference or area (number or tag, Enter: back): ');
     caller.type('main\r');
     await caller.waitFor('Area (number or tag, Enter: back): ');
     caller.type('general\r');

@@ -40,7 +40,7 @@ describeEachDialect('terminal screens and input', (dialect) => {
   /** Reads the first message of chatter from the main menu. */
   async function openArt(caller: Awaited<ReturnType<typeof terminal.dialAndLogIn>>) {
     caller.type('r');
-    await caller.waitFor('Conference (number or tag, Enter: back): ');
+    await caller.waitFor('Conference or area (number or tag, Enter: back): ');
     caller.type('main\r');
     await caller.waitFor('Area (number or tag, Enter: back): ');
     caller.type('chatter\r');
@@ -82,7 +82,7 @@ describeEachDialect('terminal screens and input', (dialect) => {
     caller.type('q');
     await caller.waitFor('Your choice: ');
     caller.type('p');
-    await caller.waitFor('Conference (number or tag, Enter: back): ');
+    await caller.waitFor('Conference or area (number or tag, Enter: back): ');
     caller.type('main\r');
     await caller.waitFor('Post in (number or tag, Enter: back): ');
     caller.type('general\r');
@@ -136,7 +136,7 @@ describeEachDialect('terminal screens and input', (dialect) => {
     const before = (await messagesIn('general')).length;
     const caller = await terminal.dialAndLogIn('drop');
     caller.type('p');
-    await caller.waitFor('Conference (number or tag, Enter: back): ');
+    await caller.waitFor('Conference or area (number or tag, Enter: back): ');
     caller.type('main\r');
     await caller.waitFor('Post in (number or tag, Enter: back): ');
     caller.type('general\r');
@@ -162,11 +162,11 @@ describeEachDialect('terminal screens and input', (dialect) => {
     expect(screen).toContain('[N] New scan\n[R] Read an area');
     caller.type('r');
     // 40 columns leave no room for the prompt's hint.
-    await caller.waitFor('Conference: ');
+    await caller.waitFor('Conference or area: ');
     caller.type('ma');
     const before = caller.connection.written().length;
     for (let width = 100; width >= 60; width -= 1) caller.connection.resize(width, 12);
-    await caller.waitFor('Conference: ma');
+    await caller.waitFor('Conference or area: ma');
     // Forty-one window changes in one go make one redraw.
     expect(caller.connection.written().length - before).toBeLessThan(400);
     screen = readScreen(caller.connection.written(), { columns: 60 }).screen;
@@ -175,7 +175,7 @@ describeEachDialect('terminal screens and input', (dialect) => {
     expect(rows.slice(0, 2)).toEqual(['Conferences', '']);
     expect(rows[2]).toMatch(/^1\) Main +main$/);
     expect(rows[3]).toMatch(/^2\) Other +other$/);
-    expect(rows[4]).toBe('Conference: ma');
+    expect(rows[4]).toBe('Conference or area: ma');
     caller.connection.drop();
   });
 
@@ -184,7 +184,7 @@ describeEachDialect('terminal screens and input', (dialect) => {
     await board().messages.postMessage(bob, 'offtopic', { subject: 'Long one', message: lines.join('\n') });
     const caller = await terminal.dialAndLogIn('narrow', { columns: 20, rows: 5 });
     caller.type('r');
-    await caller.waitFor('Conference: ');
+    await caller.waitFor('Conference or area: ');
     caller.type('other\r');
     await caller.waitFor(/Area: $/);
     caller.type('offtopic\r');
@@ -216,7 +216,7 @@ describeEachDialect('terminal screens and input', (dialect) => {
     await answer('Password: ', PASSWORD);
     await caller.waitFor('Your choice: ');
     caller.type(`${junk}p`);
-    await answer('Conference (number or tag, Enter: back): ', 'main');
+    await answer('Conference or area (number or tag, Enter: back): ', 'main');
     await answer('Post in (number or tag, Enter: back): ', 'general');
     await caller.waitFor('To: All');
     caller.type(`${junk}\r`);
@@ -281,7 +281,7 @@ describeEachDialect('terminal screens and input', (dialect) => {
     await terminal.createUser('verbose');
     const caller = await terminal.dialAndLogIn('verbose');
     caller.type('p');
-    await caller.waitFor('Conference (number or tag, Enter: back): ');
+    await caller.waitFor('Conference or area (number or tag, Enter: back): ');
     caller.type('main\r');
     await caller.waitFor('Post in (number or tag, Enter: back): ');
     caller.type('general\r');

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SHUTDOWN_GOODBYE, startTerminalServers, type TerminalServers } from '../../src/terminal/terminal-servers.js';
 import { newSshKey } from '../auth/ssh-key-fixtures.js';
 import { createTestBoard, describeEachDialect, fakeClock, type TestBoard } from '../support/test-board.js';
-import { totpCode } from '../support/totp-code.js';
+import { enrolTwoFactor, totpCode } from '../support/totp-code.js';
 import { connectRaw, type RawConnection } from './support/raw-connection.js';
 import { createRecordingSessions } from './support/recording-session.js';
 import { openShell, type SshCall, sshLogin } from './support/ssh-client.js';
@@ -40,22 +40,12 @@ async function refusedLogin(login: Promise<SshCall>): Promise<SshCall> {
 
 /** Turns two-factor login on for `username` through the API; returns the authenticator's secret. */
 async function turnOnTwoFactor(test: TestBoard, token: string, clock: ReturnType<typeof fakeClock>) {
-  const auth = { authorization: `Bearer ${token}` };
-  const enrolled = await test.app.inject({
-    method: 'POST',
-    url: `${API}/users/me/totp`,
-    headers: auth,
-    payload: { password: PASSWORD },
+  const { secret } = await enrolTwoFactor(test.app, {
+    apiPrefix: API,
+    headers: { authorization: `Bearer ${token}` },
+    password: PASSWORD,
+    codeFor: (secret) => totpCode(secret, clock.now().getTime()),
   });
-  expect(enrolled.statusCode).toBe(200);
-  const { secret } = enrolled.json() as { secret: string };
-  const confirmed = await test.app.inject({
-    method: 'POST',
-    url: `${API}/users/me/totp/confirm`,
-    headers: auth,
-    payload: { code: totpCode(secret, clock.now().getTime()) },
-  });
-  expect(confirmed.statusCode).toBe(200);
   clock.advance(STEP_MS);
   return secret;
 }

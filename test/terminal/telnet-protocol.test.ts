@@ -3,18 +3,13 @@ import {
   createTelnetProtocol,
   escapeTelnetOutput,
   MAX_SUBNEGOTIATION_BYTES,
+  TELNET_COMMAND,
   TELNET_OPTION,
   type TelnetProtocol,
 } from '../../src/terminal/telnet-protocol.js';
 import { DEFAULT_TERMINAL_SIZE, reportedTerminalSize } from '../../src/terminal/transport-connection.js';
 
-const IAC = 255;
-const DONT = 254;
-const DO = 253;
-const WONT = 252;
-const WILL = 251;
-const SB = 250;
-const SE = 240;
+const { IAC, DONT, DO, WONT, WILL, SB, SE } = TELNET_COMMAND;
 const { ECHO, SUPPRESS_GO_AHEAD: SGA, TERMINAL_TYPE: TTYPE, NAWS } = TELNET_OPTION;
 const LINEMODE = 34;
 const BINARY = 0;

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { TELNET_OPTION } from '../../src/terminal/telnet-protocol.js';
+import { TELNET_COMMAND, TELNET_OPTION } from '../../src/terminal/telnet-protocol.js';
 import { TERMINAL_TYPE_WAIT_MS } from '../../src/terminal/telnet-server.js';
 import { SHUTDOWN_GOODBYE, startTerminalServers, type TerminalServers } from '../../src/terminal/terminal-servers.js';
 import { createTestBoard, describeEachDialect, type TestBoard } from '../support/test-board.js';
@@ -7,13 +7,7 @@ import { connectRaw, type RawConnection } from './support/raw-connection.js';
 import { createRecordingSessions, type RecordedCall } from './support/recording-session.js';
 import { printedText } from './support/telnet-client.js';
 
-const IAC = 255;
-const DONT = 254;
-const DO = 253;
-const WONT = 252;
-const WILL = 251;
-const SB = 250;
-const SE = 240;
+const { IAC, DONT, DO, WONT, WILL, SB, SE } = TELNET_COMMAND;
 const { ECHO, SUPPRESS_GO_AHEAD: SGA, TERMINAL_TYPE: TTYPE, NAWS } = TELNET_OPTION;
 const PASSWORD = 'correct horse battery';
 const WAIT = { timeout: 10_000, interval: 20 };

@@ -83,13 +83,6 @@ describeEachDialect('terminal servers in baud serve', (dialect: Dialect) => {
     await expect(fetch(`${running.url}/system/info`)).rejects.toThrow();
   });
 
-  it('starts no terminal server without a session to start, whatever the configuration says', async () => {
-    const { config } = configFor({});
-    const running = await serveBoard(config);
-    cleanUps.push(() => running.stop());
-    expect(running).toMatchObject({ ssh: null, telnet: null });
-  });
-
   it('stops start-up on a host key it cannot read, naming the path, and leaves the HTTP port free', async () => {
     const webPort = await freePort();
     const { config, dir } = configFor({}, webPort);

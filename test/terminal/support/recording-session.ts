@@ -1,11 +1,12 @@
 import type { SessionTokens } from '../../../src/auth/auth-service.js';
+import type { TerminalServices } from '../../../src/terminal/caller-session.js';
 import type { TerminalConnection, TerminalSize } from '../../../src/terminal/terminal-connection.js';
-import type { CallerServices, StartCallerSession } from '../../../src/terminal/terminal-servers.js';
+import type { StartCallerSession } from '../../../src/terminal/terminal-servers.js';
 
 /** One call as the test session saw it. */
 export interface RecordedCall {
   readonly connection: TerminalConnection;
-  readonly services: CallerServices;
+  readonly services: TerminalServices;
   /** What the transport logged in before the session (SSH), or null (telnet). */
   readonly login: SessionTokens | null;
   /** Every line the caller typed (CR or LF ends one). */
