@@ -268,7 +268,7 @@ export const MAX_STORED_NAME_LENGTH = 100;
  * cut to 100 characters keeping the extension. Never empty, never a path: a hostile name
  * (`../../etc/passwd`, `a/b`, `\x00`) stays a plain name inside the spool.
  *
- * @example storedNameFor('..\\x2fetc\\x2fpasswd') // '_.._etc_passwd'
+ * @example storedNameFor('..\\x2fetc\\x2fpasswd') // '_._etc_passwd'
  */
 export function storedNameFor(netName: string): string {
   let name = '';
