@@ -115,20 +115,28 @@ export function encodeDataHeader(length: number): Buffer {
 
 /**
  * Reads frames out of a byte stream as it arrives, a chunk at a time: `push` returns every frame
- * the chunk completed. Throws `FtnFormatError` for a frame over `maxFrameBytes` (before its
- * bytes are waited for) and for an empty command frame; after that the stream is not framed
- * any more and the decoder must not be used again.
+ * the chunk completed. A frame over `maxFrameBytes` (seen from its header, before its bytes are
+ * waited for) or an empty command frame breaks the stream: `push` returns the frames before it
+ * and sets `error`, and reads nothing more.
  */
 export class BinkpFrameDecoder {
   private pending: Buffer = Buffer.alloc(0);
+  private broken: FtnFormatError | null = null;
+
+  constructor(private readonly maxFrameBytes: number = BINKP_MAX_FRAME_BYTES) {}
+
+  /** Why the stream is not framed any more; null while it is. */
+  get error(): FtnFormatError | null {
+    return this.broken;
+  }
+
   /** Bytes of a frame begun but not whole: a remote that trickles them is caught by the idle timeout. */
   get bufferedBytes(): number {
     return this.pending.length;
   }
 
-  constructor(private readonly maxFrameBytes: number = BINKP_MAX_FRAME_BYTES) {}
-
   push(chunk: Buffer): BinkpFrame[] {
+    if (this.broken) return [];
     // Frames are at most 32 KiB, so joining the unread tail to the next chunk copies little.
     this.pending = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk]);
     const frames: BinkpFrame[] = [];
@@ -138,9 +146,14 @@ export class BinkpFrameDecoder {
       const length = header & BINKP_MAX_FRAME_BYTES;
       const isCommand = (header & COMMAND_BIT) !== 0;
       if (length > this.maxFrameBytes) {
-        throw new FtnFormatError(`a frame of ${length} bytes is over the limit of ${this.maxFrameBytes}`);
+        this.broken = new FtnFormatError(`a frame of ${length} bytes is over the limit of ${this.maxFrameBytes}`);
+      } else if (isCommand && length === 0) {
+        this.broken = new FtnFormatError('a command frame with no command byte');
       }
-      if (isCommand && length === 0) throw new FtnFormatError('a command frame with no command byte');
+      if (this.broken) {
+        this.pending = Buffer.alloc(0);
+        return frames;
+      }
       if (this.pending.length - offset - 2 < length) break;
       const body = this.pending.subarray(offset + 2, offset + 2 + length);
       offset += 2 + length;

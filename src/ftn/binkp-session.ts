@@ -151,8 +151,8 @@ class FrameChannel {
   private failure: BinkpSessionError | null = null;
   private waiter: { resolve: (frame: BinkpFrame | null) => void; reject: (error: Error) => void } | null = null;
   private isWoken = false;
-  /** The remote closed: frames it sent before are still delivered, then this is the failure. */
-  private goneReason: string | null = null;
+  /** The remote closed or broke the framing: frames it sent before are still delivered, then this is the failure. */
+  private endOfFrames: BinkpSessionError | null = null;
   private lastActivityAt = Date.now();
   private handshakeDeadline: number | null;
   private readonly sessionDeadline: number;
@@ -198,24 +198,26 @@ class FrameChannel {
   }
 
   private take(chunk: Buffer): void {
-    if (this.failure) return;
-    let frames: BinkpFrame[];
-    try {
-      frames = this.decoder.push(chunk);
-    } catch (error) {
-      this.fail(new BinkpSessionError(`bad frame from the link: ${(error as Error).message}`));
-      return;
+    if (this.failure || this.endOfFrames) return;
+    const frames = this.decoder.push(chunk);
+    if (frames.length > 0) {
+      this.lastActivityAt = Date.now();
+      this.queue.push(...frames);
+      if (this.queue.length >= QUEUED_FRAMES_HIGH_WATER) this.socket.pause();
     }
-    if (frames.length === 0) return;
-    this.lastActivityAt = Date.now();
-    this.queue.push(...frames);
-    if (this.queue.length >= QUEUED_FRAMES_HIGH_WATER) this.socket.pause();
-    this.deliver();
+    const broken = this.decoder.error;
+    if (broken) this.endFrames(new BinkpSessionError(`bad frame from the link: ${broken.message}`));
+    else this.deliver();
   }
 
   private gone(reason: string): void {
-    this.goneReason ??= reason;
-    if (this.queue.length === 0) this.fail(new BinkpSessionError(reason, { remoteText: false }));
+    this.endFrames(new BinkpSessionError(reason, { remoteText: false }));
+  }
+
+  /** No frame comes after those queued: once they are taken, the channel fails with `error`. */
+  private endFrames(error: BinkpSessionError): void {
+    this.endOfFrames ??= error;
+    if (this.queue.length === 0) this.fail(this.endOfFrames);
     else this.deliver();
   }
 
@@ -223,8 +225,8 @@ class FrameChannel {
     const waiter = this.waiter;
     if (!waiter) return;
     const frame = this.failure ? undefined : this.queue.shift();
-    if (!frame && !this.failure && this.goneReason !== null) {
-      this.fail(new BinkpSessionError(this.goneReason, { remoteText: false }));
+    if (!frame && !this.failure && this.endOfFrames !== null) {
+      this.fail(this.endOfFrames);
       return;
     }
     if (frame) {

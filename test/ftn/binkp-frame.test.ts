@@ -56,14 +56,29 @@ describe('binkp frames', () => {
     expect(decoder.push(frame)).toEqual([{ kind: 'command', command: BinkpCommand.M_PWD, argument: 'p\xe4ss' }]);
   });
 
-  it('refuses a frame over its limit from the header alone, before waiting for the bytes', () => {
+  it('refuses a frame over its limit from the header alone, keeping the frames before it and reading no more', () => {
     const decoder = new BinkpFrameDecoder(1024);
-    expect(() => decoder.push(Buffer.from([0x04, 0x01]))).toThrow('a frame of 1025 bytes is over the limit of 1024');
-    expect(() => new BinkpFrameDecoder().push(Buffer.from([0xff, 0xff]))).not.toThrow();
+    const frames = decoder.push(
+      Buffer.concat([
+        encodeCommandFrame(BinkpCommand.M_EOB),
+        Buffer.from([0x04, 0x01]),
+        encodeCommandFrame(BinkpCommand.M_OK),
+      ]),
+    );
+    expect(frames).toEqual([{ kind: 'command', command: BinkpCommand.M_EOB, argument: '' }]);
+    expect(decoder.error?.message).toBe('a frame of 1025 bytes is over the limit of 1024');
+    expect(decoder.push(encodeCommandFrame(BinkpCommand.M_OK))).toEqual([]);
+    const unlimited = new BinkpFrameDecoder();
+    unlimited.push(Buffer.from([0xff, 0xff]));
+    expect(unlimited.error).toBeNull();
+    expect(unlimited.bufferedBytes).toBe(2);
   });
 
   it('refuses a command frame with no command byte', () => {
-    expect(() => new BinkpFrameDecoder().push(Buffer.from([0x80, 0x00]))).toThrow('no command byte');
+    const decoder = new BinkpFrameDecoder();
+    decoder.push(Buffer.from([0x80, 0x00]));
+    expect(decoder.error).toBeInstanceOf(FtnFormatError);
+    expect(decoder.error?.message).toBe('a command frame with no command byte');
   });
 
   it('takes empty data frames as nothing', () => {
