@@ -199,6 +199,18 @@ describe('a hostile caller', () => {
     expect(readdirSync(path.dirname(spool.root))).toEqual(['fsxnet']);
   });
 
+  it('is one of a crowd past maxSessions: it hears M_BSY at once', async () => {
+    const spool = tempSpool('hub');
+    cleanUps.push(() => spool.remove());
+    const { server } = await startHubServer(spool, { limits: LIMITS, maxSessions: 1 });
+    cleanUps.push(() => server.close());
+    const first = await peerOf(server.port);
+    await first.waitForCommand(BinkpCommand.M_ADR);
+    const second = await peerOf(server.port);
+    await second.closed;
+    expect(await second.waitForCommand(BinkpCommand.M_BSY)).toBe('Too many sessions, call again later');
+  });
+
   it('is ignored when it confirms or asks again for files never sent to it', async () => {
     const { server, sessions } = await hub();
     const peer = await loggedInPeer(server.port);

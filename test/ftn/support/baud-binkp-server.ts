@@ -20,6 +20,7 @@ export async function startHubServer(
     limits?: Partial<BinkpLimits>;
     lockLink?: BinkpServerOptions['lockLink'];
     findLink?: BinkpServerOptions['findLink'];
+    maxSessions?: number;
   } = {},
 ): Promise<{ server: BinkpServer; sessions: ServerSession[] }> {
   const sessions: ServerSession[] = [];
@@ -36,6 +37,7 @@ export async function startHubServer(
     lockLink: options.lockLink ?? ((_network, _address, run) => run()),
     onSession: (report) => sessions.push(report),
     ...(options.limits ? { limits: options.limits } : {}),
+    ...(options.maxSessions === undefined ? {} : { maxSessions: options.maxSessions }),
   });
   return { server, sessions };
 }
