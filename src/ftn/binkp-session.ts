@@ -124,9 +124,18 @@ class BinkpSessionError extends Error {
   }
 }
 
+/** Reads what the remote sent with `read`: a format error there is the remote's, and ends the session saying so. */
+function fromLink<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof FtnFormatError) throw new BinkpSessionError(`bad command from the link: ${error.message}`);
+    throw error;
+  }
+}
+
 function asSessionError(error: unknown): BinkpSessionError {
   if (error instanceof BinkpSessionError) return error;
-  if (error instanceof FtnFormatError) return new BinkpSessionError(`bad command from the link: ${error.message}`);
   // A local failure (a full disk, a vanished file): the remote hears only that the session ends.
   return new BinkpSessionError(`local error: ${(error as Error)?.message ?? String(error)}`, {
     remoteText: 'Local error',
@@ -624,16 +633,19 @@ export class BinkpSession {
   private async takeCommand(command: number, argument: string, link: BinkpLinkSecrets): Promise<void> {
     switch (command) {
       case BinkpCommand.M_FILE:
-        await this.takeFileOffer(parseBinkpFileOffer(argument, true), link);
+        await this.takeFileOffer(
+          fromLink(() => parseBinkpFileOffer(argument, true)),
+          link,
+        );
         return;
       case BinkpCommand.M_GOT:
-        await this.settleOutgoing(parseBinkpFileId(argument), 'got');
+      case BinkpCommand.M_SKIP: {
+        const id = fromLink(() => parseBinkpFileId(argument));
+        await this.settleOutgoing(id, command === BinkpCommand.M_GOT ? 'got' : 'skip');
         return;
-      case BinkpCommand.M_SKIP:
-        await this.settleOutgoing(parseBinkpFileId(argument), 'skip');
-        return;
+      }
       case BinkpCommand.M_GET:
-        this.restartOutgoing(parseBinkpFileOffer(argument, false));
+        this.restartOutgoing(fromLink(() => parseBinkpFileOffer(argument, false)));
         return;
       case BinkpCommand.M_EOB:
         if (this.incoming) {
@@ -872,6 +884,10 @@ export class BinkpSession {
   /** Sends the file from where the remote asked, again from wherever it asks next, until it is all out or settled. */
   private async pump(outgoing: Outgoing): Promise<void> {
     if (outgoing.restartAt === null || outgoing.isSettled) return;
+    const { name } = outgoing;
+    const { size } = outgoing.id;
+    // Never larger than we take ourselves: a lowered frame limit is meant for both ways.
+    const blockBytes = Math.min(SEND_BLOCK_BYTES, this.limits.maxFrameBytes);
     const handle = await open(outgoing.path, 'r');
     try {
       while (outgoing.restartAt !== null && !outgoing.isSettled && !this.channel.failed) {
@@ -881,14 +897,13 @@ export class BinkpSession {
           BinkpCommand.M_FILE,
           Buffer.from(formatBinkpFileOffer({ ...outgoing.id, offset: position }), 'latin1'),
         );
-        const { name, size } = { name: outgoing.name, size: outgoing.id.size };
         this.options.onProgress?.({ type: 'file-started', direction: 'out', name, size, offset: position });
-        const block = Buffer.allocUnsafe(Math.min(SEND_BLOCK_BYTES, this.limits.maxFrameBytes));
         while (position < size && outgoing.restartAt === null && !outgoing.isSettled) {
-          const { bytesRead } = await handle.read(block, 0, Math.min(block.length, size - position), position);
+          // A fresh buffer per frame: the socket holds on to it until it is written.
+          const block = Buffer.allocUnsafe(Math.min(blockBytes, size - position));
+          const { bytesRead } = await handle.read(block, 0, block.length, position);
           if (bytesRead === 0) throw new BinkpSessionError(`${outgoing.name} is shorter than its ${size} bytes`);
-          const data = Buffer.from(block.subarray(0, bytesRead));
-          await this.channel.send(encodeDataHeader(bytesRead), data);
+          await this.channel.send(encodeDataHeader(bytesRead), block.subarray(0, bytesRead));
           position += bytesRead;
           this.bytesOut += bytesRead;
           this.options.onProgress?.({ type: 'file-progress', direction: 'out', name, size, bytes: position });
