@@ -167,7 +167,7 @@ class FrameChannel {
   private readonly sessionDeadline: number;
   private timer: NodeJS.Timeout | null = null;
   private readonly failureListeners = new Set<() => void>();
-  private readonly isClosed: Promise<void>;
+  private readonly whenClosed: Promise<void>;
 
   constructor(
     private readonly socket: Duplex,
@@ -177,7 +177,7 @@ class FrameChannel {
     const now = Date.now();
     this.handshakeDeadline = now + limits.handshakeTimeoutSeconds * 1000;
     this.sessionDeadline = now + limits.sessionTimeoutSeconds * 1000;
-    this.isClosed = new Promise((resolve) => socket.once('close', () => resolve()));
+    this.whenClosed = new Promise((resolve) => socket.once('close', () => resolve()));
     socket.on('data', (chunk: Buffer) => this.take(chunk));
     socket.on('end', () => this.gone('the link closed the connection'));
     socket.on('close', () => this.gone('the connection was closed'));
@@ -317,12 +317,12 @@ class FrameChannel {
   async close(lastFrame?: Buffer): Promise<void> {
     this.disarm();
     if (!this.socket.destroyed) this.endWith(lastFrame);
-    await this.isClosed;
+    await this.whenClosed;
   }
 
   /** Resolves once the socket is closed. */
   closed(): Promise<void> {
-    return this.isClosed;
+    return this.whenClosed;
   }
 
   /**
