@@ -13,7 +13,7 @@ import { connectRawPeer, filesIn, type RawBinkpPeer, readIn, tempSpool } from '.
  * nothing written outside the spool.
  */
 
-const LIMITS = { maxFrameBytes: 1024, handshakeTimeoutSeconds: 0.5, idleTimeoutSeconds: 0.5 };
+const LIMITS = { maxFrameBytes: 1024, handshakeTimeoutSeconds: 1, idleTimeoutSeconds: 1 };
 
 const cleanUps: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -97,12 +97,12 @@ describe('a hostile caller', () => {
   it('is cut off when it never finishes the handshake, however busy it keeps the line', async () => {
     const { server } = await hub();
     const silent = await peerOf(server.port);
-    expect(await lastWords(silent)).toBe('the handshake took longer than 0.5 s');
+    expect(await lastWords(silent)).toBe('the handshake took longer than 1 s');
 
     const chatty = await peerOf(server.port);
     const chatter = setInterval(() => chatty.sendFrame(BinkpCommand.M_NUL, 'LOC still here'), 50);
     cleanUps.push(() => clearInterval(chatter));
-    expect(await lastWords(chatty)).toBe('the handshake took longer than 0.5 s');
+    expect(await lastWords(chatty)).toBe('the handshake took longer than 1 s');
   });
 
   it('is cut off when it trickles a frame too slowly to finish it, and the part waits in partial/', async () => {
@@ -113,9 +113,9 @@ describe('a hostile caller', () => {
     // A byte every 50 ms keeps bytes coming but never a whole frame.
     const trickle = setInterval(() => peer.socket.write(Buffer.from('x')), 50);
     cleanUps.push(() => clearInterval(trickle));
-    expect(await lastWords(peer)).toBe('nothing moved for 0.5 s (a frame begun and not finished)');
+    expect(await lastWords(peer)).toBe('nothing moved for 1 s (a frame begun and not finished)');
     await expect.poll(() => sessions.length).toBe(1);
-    expect(sessions[0]?.error).toBe('nothing moved for 0.5 s (a frame begun and not finished)');
+    expect(sessions[0]?.error).toBe('nothing moved for 1 s (a frame begun and not finished)');
     expect(filesIn(spool.inbound)).toEqual([]);
   });
 
