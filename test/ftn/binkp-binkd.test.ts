@@ -34,6 +34,14 @@ function binkdHub(password = PASSWORD, linkPort?: number): BinkdNode {
   return node;
 }
 
+/**
+ * Until binkd's process for the cut session has finished (closed its partial file, dropped its
+ * lock on the link): calling again sooner would hear M_BSY.
+ */
+async function binkdSessionEnded(binkd: BinkdNode): Promise<void> {
+  await expect.poll(() => binkd.log(), { timeout: 10_000 }).toMatch(/done \(from 21:1\/999@fsxnet, failed/);
+}
+
 function ourSpool() {
   const spool = tempSpool('node');
   cleanUps.push(() => spool.remove());
@@ -115,6 +123,7 @@ function call(
 
     const cut = await call(spool, line.port);
     expect(cut.ok).toBe(false);
+    await binkdSessionEnded(binkd);
     // Nothing half-received is ever in the inbound; the part waits in partial/.
     expect(filesIn(spool.inbound)).toEqual([]);
     const [part] = filesIn(spool.partial);
@@ -144,6 +153,7 @@ function call(
 
     const cut = await call(spool, line.port);
     expect(cut.ok).toBe(false);
+    await binkdSessionEnded(binkd);
     expect(filesIn(spool.outboundFor(HUB))).toEqual(['0000cafe.we2']);
     expect(binkdFiles(binkd.inbound)).toEqual([]);
 

@@ -390,7 +390,9 @@ describeEachDialect('the link lock around binkp sessions', (dialect: Dialect) =>
 
     release();
     expect(await first).toMatchObject({ ok: true, sent: [{ name: '12345678.pkt', size: 1000 }] });
-    // Released: node B takes the next call.
-    expect((await callHub(nodeSpool, b.server.port)).ok).toBe(true);
+    // Node A reports its session once its lock is released; then node B takes the next call.
+    await expect.poll(() => a.sessions.length).toBe(1);
+    const third = await callHub(nodeSpool, b.server.port);
+    expect(third.ok, third.error).toBe(true);
   });
 });
