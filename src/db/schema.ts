@@ -31,6 +31,7 @@ export interface Tables {
   mailCounts: MailCountsTable;
   mailBlocks: MailBlocksTable;
   sshKeys: SshKeysTable;
+  ftnLinks: FtnLinksTable;
   ftnMessageIds: FtnMessageIdsTable;
   ftnSerials: FtnSerialsTable;
   ftnExportCursors: FtnExportCursorsTable;
@@ -338,6 +339,30 @@ export interface SshKeysTable {
   fingerprint: string;
   label: string;
   createdAt: Timestamp;
+}
+
+/** An FTN link's session lease and how its sessions went (src/ftn/ftn-link-store.ts). */
+export interface FtnLinksTable {
+  network: string;
+  /** `zone:net/node[.point]`, no domain. */
+  address: string;
+  /** The node holding the lease, the holding's id, and when it runs out; all null when free. */
+  leaseOwner: string | null;
+  leaseId: string | null;
+  leaseUntil: Timestamp | null;
+  lastSessionAt: Timestamp | null;
+  /** 1 when the latest session ended well, 0 when it failed; null before any. */
+  lastSessionOk: number | null;
+  lastOkAt: Timestamp | null;
+  /** The latest failure's reason and time: kept after later good sessions. */
+  lastError: string | null;
+  lastErrorAt: Timestamp | null;
+  lastFilesIn: Generated<number>;
+  lastFilesOut: Generated<number>;
+  lastBytesIn: Generated<number>;
+  lastBytesOut: Generated<number>;
+  sessions: Generated<number>;
+  failedSessions: Generated<number>;
 }
 
 /** Every MSGID seen in a network, tossed or exported (src/ftn/ftn-store.ts): dupes, REPLY links, forwarding. */

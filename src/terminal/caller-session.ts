@@ -36,6 +36,8 @@ export interface CallerSessionOptions {
   readonly login: SessionTokens | null;
   /** Called once the caller is logged in (the transport stops its login timeout). */
   readonly onLoggedIn?: () => void;
+  /** Without a login: start with the sign-up questions (`ssh new@…`), as if `new` was typed at the prompt. */
+  readonly signUp?: boolean;
 }
 
 /** One JSON line on stderr: what a session logs when its server gave it no logger. */
@@ -107,7 +109,7 @@ async function runCallerSession(
         term.hangUp(say('The time to log in is up: goodbye.')),
       );
       try {
-        tokens = await promptLogin({ board, term, connection, log });
+        tokens = await promptLogin({ board, term, connection, log }, { startWithSignUp: options.signUp === true });
       } finally {
         cancelLoginTimer();
       }

@@ -12,6 +12,7 @@ import type { AuthService, LoginResult, SessionTokens } from '../auth/auth-servi
 import type { SshKeyService } from '../auth/ssh-key-service.js';
 import { ForbiddenError, TooManyRequestsError, UnauthorizedError } from '../errors.js';
 import type { ConnectionLimits } from './connection-limits.js';
+import { NEW_USER_NAME } from './screens/login.js';
 import type { SshHostKey } from './ssh-host-key.js';
 import type { TerminalConnection, TerminalSize } from './terminal-connection.js';
 import {
@@ -38,8 +39,16 @@ export interface SshServerOptions {
   readonly auth: Pick<AuthService, 'login' | 'loginWithSshKey' | 'logout'>;
   /** The handshake's question whether a key is one the user registered. */
   readonly sshKeys: Pick<SshKeyService, 'isRegistered'>;
-  /** The caller logged in before the shell opened: `login` holds their session's tokens. */
-  startSession(connection: TerminalConnection, options: { login: SessionTokens; onLoggedIn: () => void }): void;
+  /** Whether `ssh new@…` may come in without credentials to sign up (registration not closed). */
+  allowsSignUp(): boolean;
+  /**
+   * The caller logged in before the shell opened (`login` holds their session's tokens), or came
+   * as `new` to sign up (`login` null, `signUp` true: the session asks, and calls `onLoggedIn`).
+   */
+  startSession(
+    connection: TerminalConnection,
+    options: { login: SessionTokens | null; signUp: boolean; onLoggedIn: () => void },
+  ): void;
   onError(error: unknown, context: string): void;
 }
 
@@ -134,6 +143,8 @@ export async function startSshServer(options: SshServerOptions): Promise<SshServ
     socket.setNoDelay(true);
     let client: Connection | null = null;
     let tokens: SessionTokens | null = null;
+    /** Came as `new` to sign up: let in without credentials, still counted as not logged in. */
+    let isSigningUp = false;
     /** The proof (password or key) of an account whose second factor is still to come (partial success). */
     let proofAwaitingCode: Proof | null = null;
     /** What may still be tried: after a partial success, only the code. */
@@ -251,8 +262,12 @@ export async function startSshServer(options: SshServerOptions): Promise<SshServ
     }
 
     async function authenticate(context: AuthContext): Promise<void> {
-      // No account's name holds a NUL (PostgreSQL's text cannot): nothing to look up.
-      if (context.username.includes('\u0000')) {
+      if (context.username.toLowerCase() === NEW_USER_NAME && options.allowsSignUp()) {
+        // As at the telnet prompt: the sign-up questions are the session's, asked in the shell.
+        isSigningUp = true;
+        context.accept();
+      } else if (context.username.includes('\u0000')) {
+        // No account's name holds a NUL (PostgreSQL's text cannot): nothing to look up.
         context.reject(methodsLeft());
       } else if (context.method === 'keyboard-interactive') {
         await loginInteractively(context);
@@ -268,7 +283,7 @@ export async function startSshServer(options: SshServerOptions): Promise<SshServ
       }
     }
 
-    function startShell(channel: ServerChannel, login: SessionTokens, terminalType: string, size: TerminalSize) {
+    function startShell(channel: ServerChannel, login: SessionTokens | null, terminalType: string, size: TerminalSize) {
       clearTimeout(loginTimer);
       const started = createTransportConnection({
         transport: 'ssh',
@@ -291,7 +306,11 @@ export async function startSshServer(options: SshServerOptions): Promise<SshServ
         cut();
       });
       try {
-        options.startSession(started.connection, { login, onLoggedIn: () => place.loggedIn() });
+        options.startSession(started.connection, {
+          login,
+          signUp: isSigningUp,
+          onLoggedIn: () => place.loggedIn(),
+        });
       } catch (error) {
         options.onError(error, 'ssh: the caller session failed to start');
         started.connection.end();
@@ -315,7 +334,7 @@ export async function startSshServer(options: SshServerOptions): Promise<SshServ
         accept?.();
       });
       session.on('shell', (accept, reject) => {
-        if (transport || tokens === null) return reject();
+        if (transport || (tokens === null && !isSigningUp)) return reject();
         startShell(accept(), tokens, terminalType, size);
       });
       session.on('close', () => {
@@ -339,7 +358,10 @@ export async function startSshServer(options: SshServerOptions): Promise<SshServ
           }),
         );
       });
-      connection.on('ready', () => place.loggedIn());
+      // A caller signing up is not logged in yet: the session says when they are.
+      connection.on('ready', () => {
+        if (!isSigningUp) place.loggedIn();
+      });
       connection.on('session', (accept, reject) => {
         // One session channel per connection, carrying one shell.
         if (sessionChannel !== null || transport !== null) return reject();

@@ -1,5 +1,6 @@
 import type { Board } from '../board.js';
 import { createEventHub } from '../events/event-hub.js';
+import { registrationModeOf } from '../users/registration-mode.js';
 import type { CallerSessionOptions, TerminalServices } from './caller-session.js';
 import { createConnectionLimits } from './connection-limits.js';
 import { loadOrCreateHostKey } from './ssh-host-key.js';
@@ -70,6 +71,7 @@ export async function startTerminalServers(deps: {
         loginTimeoutSeconds: terminal.loginTimeoutSeconds,
         auth: board.auth,
         sshKeys: board.sshKeys,
+        allowsSignUp: () => registrationModeOf(board.config) !== 'closed',
         startSession: (connection, options) => startSession(services, connection, options),
         onError,
       });

@@ -157,6 +157,31 @@ describeEachDialect('terminal login prompt', (dialect) => {
       await caller.waitForClose();
     });
 
+    it('starts with the sign-up questions for an SSH caller who came as `new`', async () => {
+      const caller = terminal.dial({ signUp: true, remoteAddress: '10.1.0.6' });
+      const shown = await caller.waitFor('Choose a user name: ');
+      expect(shown).not.toContain('Username: ');
+      expect(caller.loggedIn).toBe(false);
+      caller.type('fran\r');
+      await caller.waitFor('Choose a password: ');
+      caller.type('a long enough password\r');
+      await caller.waitFor('Type it again: ');
+      caller.type('a long enough password\r');
+      await caller.waitFor('Real name (optional): ');
+      caller.type('\r');
+      await caller.waitFor('Location (optional): ');
+      caller.type('\r');
+      await caller.waitFor('Your account fran is ready: log in with it now.');
+      await caller.waitFor('Username: ');
+      caller.type('fran\r');
+      await caller.waitFor('Password: ');
+      caller.type('a long enough password\r');
+      await caller.waitFor('Your choice: ');
+      expect(caller.loggedIn).toBe(true);
+      caller.type('g');
+      await caller.waitForClose();
+    });
+
     it('asks for another name when the one chosen is taken', async () => {
       await terminal.createUser('frank');
       const caller = terminal.dial({ remoteAddress: '10.1.0.6' });

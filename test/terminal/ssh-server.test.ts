@@ -200,6 +200,18 @@ describeEachDialect('SSH server', (dialect) => {
     await vi.waitFor(() => expect(call?.isClosed).toBe(true), WAIT);
   });
 
+  it('lets `new` in without credentials to sign up in the shell, counted as not logged in until then', async () => {
+    const { client } = await login(port, 'NEW', [{ none: true }]);
+    const shell = await openShell(client);
+    await vi.waitFor(() => expect(shell.output()).toContain('login:'), WAIT);
+    const call = sessions.calls.at(-1);
+    expect(call).toMatchObject({ login: null, signUp: true, username: null });
+    shell.channel.write(`login dave ${PASSWORD}\r`);
+    await vi.waitFor(() => expect(shell.output()).toContain('hello dave'), WAIT);
+    client.end();
+    await vi.waitFor(() => expect(call?.isClosed).toBe(true), WAIT);
+  });
+
   it('logs in with a registered key, Ed25519 or RSA, asked about first and then signed with', async () => {
     for (const key of [ALICE_ED25519, ALICE_RSA]) {
       const call = await login(port, 'alice', [{ key: key.privateKey }]);

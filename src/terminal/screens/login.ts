@@ -73,12 +73,16 @@ async function attemptLogin(context: LoginContext, username: string, password: s
 /**
  * The telnet login prompt: `Username:`, `Password:` (not echoed), and `Code:` for an account
  * with two-factor login, through the same login as the API (its throttle, its session, with
- * `via: 'terminal'`). The user name `new` starts the sign-up unless registration is closed.
+ * `via: 'terminal'`). The user name `new` starts the sign-up unless registration is closed;
+ * `startWithSignUp` starts there at once (an SSH caller who came as `new`).
  * Returns the tokens of the new session, or null when the line is to be hung up: after
  * MAX_LOGIN_FAILURES failed tries, when throttled (said with when to try again), or when the
  * caller gave up (Ctrl-C) or signed up for an account that waits for the sysop.
  */
-export async function promptLogin(context: LoginContext): Promise<SessionTokens | null> {
+export async function promptLogin(
+  context: LoginContext,
+  options: { readonly startWithSignUp?: boolean } = {},
+): Promise<SessionTokens | null> {
   const { board, term } = context;
   const { theme } = term;
   const isOpen = registrationModeOf(board.config) !== 'closed';
@@ -88,12 +92,16 @@ export async function promptLogin(context: LoginContext): Promise<SessionTokens 
     [],
   ]);
   let failures = 0;
+  let isSignUpAsked = options.startWithSignUp === true;
   while (failures < MAX_LOGIN_FAILURES) {
-    const typed = await term.readLine({
-      prompt: [themed(theme, 'prompt', 'Username: ')],
-      maxLength: MAX_USERNAME_LENGTH,
-      inputStyle: theme.input,
-    });
+    const typed = isSignUpAsked
+      ? NEW_USER_NAME
+      : await term.readLine({
+          prompt: [themed(theme, 'prompt', 'Username: ')],
+          maxLength: MAX_USERNAME_LENGTH,
+          inputStyle: theme.input,
+        });
+    isSignUpAsked = false;
     if (typed === null) return null;
     const username = typed.trim();
     if (username === '') continue;

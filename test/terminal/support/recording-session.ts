@@ -9,6 +9,8 @@ export interface RecordedCall {
   readonly services: TerminalServices;
   /** What the transport logged in before the session (SSH), or null (telnet). */
   readonly login: SessionTokens | null;
+  /** The caller came as `new` to sign up (SSH). */
+  readonly signUp: boolean;
   /** Every line the caller typed (CR or LF ends one). */
   readonly lines: string[];
   /** The bytes as they came, chunk by chunk. */
@@ -38,6 +40,7 @@ export function createRecordingSessions(): {
       connection,
       services,
       login: options.login,
+      signUp: options.signUp === true,
       lines: [],
       bytes: [],
       resizes: [],

@@ -89,6 +89,8 @@ export interface DialOptions {
   /** The board the session is given, made from the test's (a service that fails on purpose). */
   readonly board?: (board: Board) => Board;
   readonly login?: SessionTokens | null;
+  /** Come as an SSH caller named `new`: straight to the sign-up questions. */
+  readonly signUp?: boolean;
   readonly terminalType?: string;
   readonly columns?: number;
   readonly rows?: number;
@@ -146,6 +148,7 @@ export function terminalBoard(dialect: Dialect, config: Record<string, unknown> 
       connection,
       {
         login: options.login ?? null,
+        signUp: options.signUp === true,
         onLoggedIn: () => {
           loggedIn = true;
         },
