@@ -29,6 +29,7 @@ import { type LiveEvents, startLiveEvents } from './events/live-events.js';
 import type { StreamObserver } from './events/stream-registry.js';
 import { type FileService, openFileBase } from './files/file-service.js';
 import { createFileStore } from './files/file-store.js';
+import { createFtnLinkStore } from './ftn/ftn-link-store.js';
 import { ftnNetworksOf } from './ftn/ftn-networks.js';
 import { createFtnObserverRelay } from './ftn/ftn-observer.js';
 import { createFtnScanner } from './ftn/ftn-scanner.js';
@@ -211,6 +212,13 @@ async function assembleBoard(
     observer: ftnObserver,
     events,
     database,
+    links: createFtnLinkStore(db, { clock }),
+    binkp: config.contentServers.binkp,
+    system: {
+      name: config.general.boardName,
+      sysop: config.general.sysopName ?? 'Sysop',
+      location: '',
+    },
   });
   await ftn.prepare();
   return {

@@ -9,11 +9,27 @@ const SpoolFiles = Type.Object({
   bytes: Type.Integer({ description: 'Their bytes.' }),
 });
 
-const FtnLinkStatus = Type.Object({
+const LastSession = Type.Object({
+  at: Type.String({ format: 'date-time', description: 'When it started.' }),
+  ok: Type.Boolean(),
+  error: Type.Union([Type.String(), Type.Null()], { description: 'Why it failed; null when it went well.' }),
+  filesIn: Type.Integer(),
+  filesOut: Type.Integer(),
+  bytesIn: Type.Integer(),
+  bytesOut: Type.Integer(),
+});
+
+const FtnLinkSummary = Type.Object({
   address: Type.String({ description: '`zone:net/node[.point]`' }),
   role: Type.Union([Type.Literal('hub'), Type.Literal('downlink')]),
   calls: Type.Union([Type.String(), Type.Null()], {
     description: 'Where the hub is called (`host:port`); null for a downlink, which calls the board.',
+  }),
+  lastSession: Type.Union([LastSession, Type.Null()], {
+    description: 'The latest binkp session with the link, called or answered, on any node; null before the first.',
+  }),
+  inSessionOn: Type.Union([Type.String(), Type.Null()], {
+    description: 'The node (`host/pid/id`) whose session with the link runs now; null when none does.',
   }),
   outbound: Type.Object(SpoolFiles.properties, { description: 'Packets waiting for the link.' }),
 });
@@ -36,7 +52,7 @@ const FtnNetworkStatus = Type.Object({
   address: Type.String({ description: 'The board’s address in the network.' }),
   pollMinutes: Type.Integer({ description: 'How often the hub is called (0: only on demand and when it calls).' }),
   areas: Type.Integer({ description: 'Echomail areas carried.' }),
-  links: Type.Array(FtnLinkStatus, { description: 'The hub first, then the downlinks.' }),
+  links: Type.Array(FtnLinkSummary, { description: 'The hub first, then the downlinks.' }),
   inbound: Type.Object(SpoolFiles.properties, { description: 'Files received and not tossed yet.' }),
   bad: Type.Object(SpoolFiles.properties, { description: 'Files moved aside by the tosser, each with a reason.' }),
   queuedNetmail: Type.Integer({ description: 'Netmail sent and not packed yet.' }),
@@ -56,7 +72,22 @@ const FtnStatus = Type.Object(
             pollMinutes: 15,
             areas: 2,
             links: [
-              { address: '21:1/100', role: 'hub', calls: 'hub.example.org:24554', outbound: { files: 1, bytes: 1480 } },
+              {
+                address: '21:1/100',
+                role: 'hub',
+                calls: 'hub.example.org:24554',
+                lastSession: {
+                  at: '2026-11-24T15:50:58.120Z',
+                  ok: true,
+                  error: null,
+                  filesIn: 1,
+                  filesOut: 1,
+                  bytesIn: 5120,
+                  bytesOut: 1480,
+                },
+                inSessionOn: null,
+                outbound: { files: 1, bytes: 1480 },
+              },
             ],
             inbound: { files: 0, bytes: 0 },
             bad: { files: 1, bytes: 812 },
@@ -88,8 +119,9 @@ export function registerFtnRoutes(fastify: FastifyInstance, board: Board): void 
         tags: ['admin'],
         summary: "The board's FTN networks",
         description:
-          'Per network: its address, its links and what waits in their outbounds, the inbound, the files moved ' +
-          'to bad, queued netmail and the last toss — what `baud ftn status` prints. Sysops only (others 403).',
+          'Per network: its address, its links with their latest session and what waits in their outbounds, the ' +
+          'inbound, the files moved to bad, queued netmail and the last toss — what `baud ftn status` prints. ' +
+          'Sysops only (others 403).',
         response: { 200: FtnStatus, ...ProblemResponses(401, 403) },
       },
     },
