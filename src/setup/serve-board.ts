@@ -28,6 +28,8 @@ export interface RunningBoard {
   readonly ssh: TerminalServers['ssh'];
   /** Where telnet callers dial in; null when not serving telnet. */
   readonly telnet: TerminalServers['telnet'];
+  /** Where the FTN networks' links call in over binkp; null when `contentServers.binkp` is off (or the board is in no network). */
+  readonly binkp: { readonly address: string; readonly port: number } | null;
   /**
    * Says goodbye to the terminal callers and hangs up, then turns not-ready and keeps serving for `shutdownDrainSeconds` (a load balancer moves its
    * traffic away meanwhile), then stops accepting connections, lets in-flight requests finish
@@ -99,6 +101,10 @@ export async function serveBoard(config: Config, options: ServeBoardOptions = {}
     warnings,
     ssh: terminal?.ssh ?? null,
     telnet: terminal?.telnet ?? null,
+    binkp:
+      ftnWorkers?.binkpPort == null
+        ? null
+        : { address: config.contentServers.binkp.address, port: ftnWorkers.binkpPort },
     async stop() {
       try {
         // First: a caller in a terminal is told why the line drops, rather than cut mid-screen.
