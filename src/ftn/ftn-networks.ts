@@ -20,12 +20,19 @@ export interface FtnLink {
   readonly packetPassword: string;
 }
 
+/** The hub: the link this board calls. */
+export interface FtnHub extends FtnLink {
+  readonly role: 'hub';
+  readonly host: string;
+  readonly port: number;
+}
+
 /** One network of `ftn.networks`, its addresses read once. */
 export interface FtnNetwork {
   readonly name: string;
   /** Ours in this network. */
   readonly address: FtnAddress;
-  readonly hub: FtnLink;
+  readonly hub: FtnHub;
   /** The hub first, then the downlinks in configuration order. */
   readonly links: readonly FtnLink[];
   readonly pollMinutes: number;
@@ -81,7 +88,13 @@ function linkOf(
 export function ftnNetworksOf(config: Config): ReadonlyMap<string, FtnNetwork> {
   const networks = new Map<string, FtnNetwork>();
   for (const [name, network] of Object.entries(config.ftn.networks)) {
-    const hub = linkOf('hub', network.hub.address, network.hub.password, network.hub.host, network.hub.port);
+    const { host, port } = network.hub;
+    const hub: FtnHub = {
+      ...linkOf('hub', network.hub.address, network.hub.password, host, port),
+      role: 'hub',
+      host,
+      port,
+    };
     const downlinks = network.downlinks.map((downlink) =>
       linkOf('downlink', downlink.address, downlink.password, null, null),
     );

@@ -68,7 +68,7 @@ export async function serveBoard(config: Config, options: ServeBoardOptions = {}
     if (metrics) metricsListener = await listenForMetrics(metrics, config.metrics);
     if (metrics) board.ftn.observeWith(metrics.ftn);
     ftnWorkers = await board.ftn.startWorkers({
-      onError: (error) => app.log.error({ err: error }, 'ftn: tossing or scanning failed'),
+      onError: (error) => app.log.error({ err: error }, 'ftn: a toss, scan or poll failed'),
     });
     const { ssh, telnet } = config.contentServers;
     if (ssh.enabled || telnet.enabled) {
