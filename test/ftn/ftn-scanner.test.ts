@@ -1,7 +1,13 @@
+import { execFile } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { sql } from 'kysely';
 import { afterEach, expect, it } from 'vitest';
+import type { ScanReport } from '../../src/ftn/ftn-scanner.js';
+import { importMessages } from '../../src/messages/message-import.js';
 import { BAUD_VERSION } from '../../src/version.js';
-import { describeEachDialect, fakeClock, openSecondNode } from '../support/test-board.js';
+import { baudCommand, baudEnvironment } from '../support/baud-command.js';
+import { describeEachDialect, fakeClock } from '../support/test-board.js';
 import {
   API,
   createFtnTestBoard,
@@ -9,6 +15,7 @@ import {
   DOWNLINK_PASSWORD,
   dropInbound,
   type FtnTestBoard,
+  ftnConfig,
   HUB,
   HUB_PASSWORD,
   hubEchomail,
@@ -214,34 +221,59 @@ describeEachDialect('FTN scanner', (dialect) => {
     }
   });
 
-  it('exports each message once when two nodes scan at the same time', async () => {
+  it('exports each message once when three nodes scan at the same time', async () => {
+    const POSTS = 1000;
     board = await createFtnTestBoard(dialect, { clock });
-    const second = await openSecondNode(board, clock);
-    try {
-      for (let number = 1; number <= 30; number++) {
-        await post(board.alice.auth, number % 2 === 0 ? 'fsx_gen' : 'fsx_bbs', {
+    // Enough for several passes each (200 messages an area a pass), so the nodes' passes overlap;
+    // loaded in bulk, as `baud message import` does: messages of the area like any post.
+    for (const areaTag of ['fsx_gen', 'fsx_bbs']) {
+      const lines = Array.from({ length: POSTS / 2 }, (_, index) => {
+        const number = areaTag === 'fsx_gen' ? 2 * index + 2 : 2 * index + 1;
+        return JSON.stringify({
+          from: 'alice',
           subject: `Post ${number}`,
-          message: `Text ${number}`,
+          body: `Text ${number}`,
+          timestamp: START.toISOString(),
         });
-      }
-      const reports = await Promise.all([
-        board.board.ftn.scan('fsxnet'),
-        second.board.ftn.scan('fsxnet'),
-        board.board.ftn.scan('fsxnet'),
-        second.board.ftn.scan('fsxnet'),
-      ]);
-      expect(reports.flat().reduce((sum, report) => sum + report.echomail, 0)).toBe(30);
-      const subjects = outboundPackets(board, HUB).flatMap((packet) =>
-        packet.messages.map((message) => message.subject),
+      });
+      await importMessages(
+        board.board,
+        areaTag,
+        (async function* () {
+          yield* lines;
+        })(),
       );
-      expect(subjects.sort()).toEqual(Array.from({ length: 30 }, (_, index) => `Post ${index + 1}`).sort());
-      const msgIds = outboundPackets(board, HUB).flatMap((packet) =>
-        packet.messages.map((message) => message.body.kludges.find((kludge) => kludge.name === 'MSGID')?.value),
-      );
-      expect(new Set(msgIds).size).toBe(30);
-    } finally {
-      await second.close();
     }
+    // Three nodes, each a process of its own on the same database and data directory, as
+    // `baud ftn scan` or serving nodes would be (one process holding two SQLite connections
+    // would block itself: better-sqlite3 waits for a lock synchronously).
+    const configFile = path.join(board.dir, 'config.hjson');
+    writeFileSync(
+      configFile,
+      JSON.stringify({
+        ...ftnConfig(),
+        paths: { dataDir: board.dir },
+        database: { url: board.databaseUrl },
+        logging: { level: 'silent' },
+      }),
+    );
+    const scanInAProcess = (): Promise<ScanReport[]> => {
+      const [command, args] = baudCommand(['ftn', 'scan', '--json', '--config', configFile]);
+      return new Promise((resolve, reject) => {
+        execFile(command, args, { env: baudEnvironment() }, (error, stdout, stderr) => {
+          if (error) reject(new Error(`${error.message}\n${stderr}`));
+          else resolve(JSON.parse(stdout) as ScanReport[]);
+        });
+      });
+    };
+    const reports = await Promise.all([scanInAProcess(), scanInAProcess(), scanInAProcess()]);
+    expect(reports.flat().reduce((sum, report) => sum + report.echomail, 0)).toBe(POSTS);
+    const messages = outboundPackets(board, HUB).flatMap((packet) => packet.messages);
+    expect(messages.map((message) => message.subject).sort()).toEqual(
+      Array.from({ length: POSTS }, (_, index) => `Post ${index + 1}`).sort(),
+    );
+    const msgIds = messages.map((message) => message.body.kludges.find((kludge) => kludge.name === 'MSGID')?.value);
+    expect(new Set(msgIds).size).toBe(POSTS);
   });
 
   it('writes the same packet name again after a crash between the packet and its cursor', async () => {
