@@ -49,7 +49,8 @@ describeEachDialect('terminal mail, files and the board', (dialect) => {
     );
 
     await caller.waitFor('Number, or ');
-    caller.type('w\r');
+    // The list's keys answer at once, without Enter.
+    caller.type('w');
     await caller.waitFor('New mail');
     await caller.waitFor('To: ');
     caller.type('nobody\r');
@@ -66,12 +67,12 @@ describeEachDialect('terminal mail, files and the board', (dialect) => {
     expect(await inboxOf(carol)).toMatchObject([{ from: 'alice', subject: 'Hello Carol' }]);
 
     await caller.waitFor('Number, or ');
-    caller.type('s\r');
+    caller.type('s');
     shown = await caller.waitFor('Number, or ');
     expect(shown).toContain('Sent mail');
     expect(shown).toMatch(/1\) {3}carol +Hello Carol/);
     expect(shown).toMatch(/2\) {3}bob +Re: Lunch\?/);
-    caller.type('q\r');
+    caller.type('q');
     await caller.waitFor('Your choice: ');
     caller.connection.drop();
   });
