@@ -96,7 +96,7 @@ describeEachDialect('terminal mail, files and the board', (dialect) => {
     caller.type('f');
     let shown = await caller.waitFor('File area (number or tag, Enter: back): ');
     expect(shown).toContain('1) Uploads');
-    expect(shown).toContain('1 files');
+    expect(shown).toContain('1 file');
     expect(shown).not.toContain('Sysop files');
     caller.type('sysfiles\r');
     await caller.waitFor('You may not browse file area "sysfiles".');
