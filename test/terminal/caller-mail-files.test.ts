@@ -119,18 +119,20 @@ describeEachDialect('terminal mail, files and the board', (dialect) => {
   });
 
   it('W shows this caller’s node, kept alive and doing what they do', async () => {
-    const caller = await terminal.dialAndLogIn('carol');
+    // Someone with no other session, so the node list shows this caller's alone.
+    await terminal.createUser('wendy');
+    const caller = await terminal.dialAndLogIn('wendy');
+    const actionsOfWendy = async () =>
+      (await board().system.listNodes()).filter((node) => node.username === 'wendy').map((node) => node.action);
+    // At once, not "Logging in" for the first minute.
+    await expect.poll(actionsOfWendy).toEqual(['At the main menu']);
     // A minute on: the session says it is still there, with what it is doing.
     terminal.timers.advance(60_000);
-    await expect
-      .poll(async () =>
-        (await board().system.listNodes()).filter((node) => node.username === 'carol').map((node) => node.action),
-      )
-      .toContain('At the main menu');
+    await expect.poll(actionsOfWendy).toContain('At the main menu');
     caller.type('w');
     const shown = await caller.waitFor('[Q] Back: ');
     expect(shown).toContain("Who's online");
-    expect(shown).toMatch(/\d+ carol +At the main menu +\d+m \(you\)/);
+    expect(shown).toMatch(/\d+ wendy +At the main menu +\d+m \(you\)/);
     caller.type('q');
     await caller.waitFor('Your choice: ');
     caller.connection.drop();

@@ -64,7 +64,9 @@ function headerLines(context: ScreenContext, message: MessageDetail): Line[] {
     [
       themed(theme, 'field', 'Date: '),
       { text: dateTime(message.timestamp) },
-      ...(message.replyCount > 0 ? [themed(theme, 'muted', `  (${counted(message.replyCount, 'reply', 'replies')})`)] : []),
+      ...(message.replyCount > 0
+        ? [themed(theme, 'muted', `  (${counted(message.replyCount, 'reply', 'replies')})`)]
+        : []),
     ],
     [],
   ];
