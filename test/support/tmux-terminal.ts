@@ -82,7 +82,11 @@ export async function openTmuxTerminal(
 
   async function screen(): Promise<string[]> {
     const { stdout } = await tmux('capture-pane', '-p', '-t', session);
-    return stdout.split('\n').map((line) => line.trimEnd());
+    // Every row ends with a newline, the last one too: no row follows it.
+    return stdout
+      .replace(/\n$/, '')
+      .split('\n')
+      .map((line) => line.trimEnd());
   }
 
   return {
