@@ -1,6 +1,6 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { describe } from 'vitest';
 
@@ -79,6 +79,8 @@ export async function openTmuxTerminal(
     { env: { ...process.env, TERM: options.term ?? 'xterm-256color' } },
   );
   await tmux('set-option', '-t', session, 'remain-on-exit', 'on');
+  // tmux leaves its socket file behind when its server is killed: close() removes it.
+  const socketPath = (await tmux('display-message', '-p', '#{socket_path}')).stdout.trim();
 
   async function screen(): Promise<string[]> {
     const { stdout } = await tmux('capture-pane', '-p', '-t', session);
@@ -124,6 +126,7 @@ export async function openTmuxTerminal(
       } catch {
         // Already gone: the server exits with its last session.
       }
+      rmSync(socketPath, { force: true });
     },
   };
 }
