@@ -258,7 +258,8 @@ describeWithTerminalClients('terminal callers with real clients', () => {
       await caller.type('m');
       await caller.waitFor('Inbox (0 unread)');
       await caller.waitFor('Number, or');
-      await caller.type('w\r');
+      // The list's keys answer at once, without Enter.
+      await caller.type('w');
       await caller.waitFor('To:');
       await caller.type('bob\r');
       await caller.waitFor('Subject:');
