@@ -49,10 +49,27 @@ export function runBaudCommand<T>(
   });
 }
 
+/** Where a node takes SSH callers, as its `SSH:` line says. */
+export interface SshEndpoint {
+  readonly address: string;
+  readonly port: number;
+  /** The host key's `SHA256:…` fingerprint, which a caller checks before logging in. */
+  readonly fingerprint: string;
+}
+
+/** The endpoint of `  SSH:    ssh -p PORT user@host   (host key SHA256:…)` in `baud serve`'s output, if there is one. */
+function sshEndpointIn(output: string): SshEndpoint | null {
+  const match = /^\s*SSH:\s+ssh -p (\d+) \S+@(\S+)\s+\(host key (\S+)\)/m.exec(output);
+  if (!match?.[1] || !match[2] || !match[3]) return null;
+  return { address: match[2], port: Number(match[1]), fingerprint: match[3] };
+}
+
 export interface RunningServer {
   readonly pid: number;
   /** The API base URL the server printed (`…/_baud/api/v1`). */
   readonly apiUrl: string;
+  /** The SSH server the node printed, or null when its configuration leaves SSH off. */
+  readonly ssh: SshEndpoint | null;
   readonly process: ChildProcess;
   /** SIGTERM (in-flight requests finish), SIGKILL after the grace period. */
   stop(): Promise<void>;
@@ -61,7 +78,7 @@ export interface RunningServer {
 /**
  * Starts `baud serve` as its own process. Its stdout and stderr (the request log included)
  * go to `logFile`, as they would to a journal, so reading them costs the orchestrator nothing;
- * the `API:` line is read back from there.
+ * the `API:` and `SSH:` lines are read back from there (one write prints them together).
  */
 export async function startBaudServer(
   baud: BaudInstallation,
@@ -85,7 +102,7 @@ export async function startBaudServer(
     const text = readFileSync(logFile, 'utf8');
     const match = /^\s*API:\s+(\S+)/m.exec(text);
     if (match?.[1] && server.pid !== undefined) {
-      return { pid: server.pid, apiUrl: match[1], process: server, stop };
+      return { pid: server.pid, apiUrl: match[1], ssh: sshEndpointIn(text), process: server, stop };
     }
     if (server.exitCode !== null || server.signalCode !== null || Date.now() > deadline) {
       await stop();

@@ -61,6 +61,54 @@ export interface EventFanoutResult {
   readonly problem: string | null;
 }
 
+/** Nearest-rank percentiles of a set of times, and the longest. */
+export interface TimeSpread {
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly maxMs: number;
+}
+
+/** Terminal callers dialling in one after another, each hung up at the main menu before the next dials. */
+export interface TerminalLoginTimes {
+  /** `key`: an ed25519 key registered for the account; `password`: its password, one argon2 verification per login. */
+  readonly method: 'key' | 'password';
+  /** Logins that reached the main menu (the times are theirs). */
+  readonly logins: number;
+  readonly failures: number;
+  readonly firstFailure: string | null;
+  /** From the client's `ready` (the node accepted the login) to the first `Your choice: `: shell, welcome, menu. */
+  readonly readyToMenu: TimeSpread;
+  /** From dialling to the first `Your choice: `: TCP, key exchange and the login too. */
+  readonly connectToMenu: TimeSpread;
+}
+
+/**
+ * Terminal callers over SSH on one node: `callers` idle callers at the main menu at once, the
+ * node's RSS before and with them, and then login → main menu, one caller at a time.
+ */
+export interface TerminalCallersResult {
+  readonly callers: number;
+  /** Bench accounts the callers are spread over (their sessions, `callers / accounts` each). */
+  readonly accounts: number;
+  /** Callers at the main menu and still connected when the RSS was read. */
+  readonly held: number;
+  /** Time to dial every caller up to its main menu, several at once. */
+  readonly openSeconds: number;
+  /** Server RSS after start, with every caller connected and idle, and after they all hung up. */
+  readonly rssBeforeBytes: number;
+  readonly rssWithCallersBytes: number;
+  readonly rssAfterCloseBytes: number;
+  /** (RSS with the callers − RSS before) ÷ held. */
+  readonly bytesPerCaller: number;
+  /** Live terminal sessions of the callers' accounts while they were held (their `GET /users/me/sessions`). */
+  readonly sessionsWhileHeld: number;
+  /** From the last caller's hang-up until none of those sessions was live; null when some were left. */
+  readonly sessionsEndedMs: number | null;
+  /** With a key, then with a password. */
+  readonly logins: readonly TerminalLoginTimes[];
+  readonly problem: string | null;
+}
+
 export interface LoginCost {
   /** Median time of one argon2 verification of the stored hash, alone, in this process. */
   readonly argon2Ms: number;
@@ -107,6 +155,8 @@ export interface DatabaseRun {
   readonly download: TransferResult | null;
   /** Measured on a second node of the board, started for it; null when it could not run at all. */
   readonly eventFanout: EventFanoutResult | null;
+  /** Measured on a node of the board that takes SSH callers, started for it; null when it could not run at all. */
+  readonly terminalCallers: TerminalCallersResult | null;
   /** `VmHWM` of the server when it stopped: its highest RSS during the whole run. */
   readonly peakRssBytes: number;
   readonly problems: readonly string[];

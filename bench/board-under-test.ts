@@ -36,6 +36,8 @@ export interface BoardUnderTest {
   readonly server: RunningServer;
   /** How to run `baud` on this board: more nodes (`startBaudServer`), more CLI commands. */
   readonly baud: BaudInstallation;
+  /** A node of the same board that takes SSH callers (`terminalNodeConfig`), started with `startBaudServer`. */
+  readonly terminalNode: BaudInstallation;
   /** `database.url` of the board (`?schema=` on PostgreSQL). */
   readonly databaseUrl: string;
   /** Reads, posts, uploads and downloads (JWT), and holds the API key. */
@@ -88,6 +90,41 @@ function boardConfig(dataDir: string, databaseUrl: string, logLevel: string) {
   };
 }
 
+/** Callers the terminal node must hold at once: the issue's 500 (`--quick` opens 100). */
+export const TERMINAL_NODE_CALLERS = 500;
+
+/**
+ * The configuration of a node of the same board (same database, same data directory) that takes
+ * terminal callers: the board's, with SSH on (loopback, any free port) and these changes, in a
+ * file of its own because the session cap below would change what the board's first node
+ * measures (its login scenario logs in thousands of times as one user, and with a cap of 1,000
+ * instead of 10 each login's pruning would weigh up to 1,000 live sessions instead of 10):
+ * - `maxConnectionsPerNode` 500, the shipped default written out: the full run's 500 idle
+ *   callers fill it exactly, so the bench shows the default takes the issue's 500;
+ * - `maxConnectionsPerAddress` and `maxUnauthenticatedPerAddress` 1,000 (defaults 10 and 3):
+ *   every caller of the bench dials from 127.0.0.1, several logging in at once;
+ * - `restApi.maxSessionsPerUser` 1,000 (default 10; the schema's maximum): each caller is a
+ *   login session, and the callers are a few bench accounts' (125 each on the full run), where
+ *   the default would make each login end the account's oldest caller. Accounts enough for the
+ *   default (50) would take the CLI a minute and a half to make.
+ */
+function terminalNodeConfig(config: ReturnType<typeof boardConfig>) {
+  const { contentServers } = config;
+  return {
+    ...config,
+    contentServers: {
+      ...contentServers,
+      web: { ...contentServers.web, restApi: { ...contentServers.web.restApi, maxSessionsPerUser: 1000 } },
+      ssh: { enabled: true, address: '127.0.0.1', port: 0 },
+      terminal: {
+        maxConnectionsPerNode: TERMINAL_NODE_CALLERS,
+        maxConnectionsPerAddress: 1000,
+        maxUnauthenticatedPerAddress: 1000,
+      },
+    },
+  };
+}
+
 /**
  * Creates a board in `dir` on `database`, seeds it through the real CLI (`baud message import`
  * of `fixture`, `baud user add`, `baud rest api-key generate`), then starts `baud serve` and
@@ -116,7 +153,7 @@ export async function startBoardUnderTest(options: {
     withoutIndex = await importFixture(bare.baud, options.fixture, options.messageCount, progress);
     await bare.remove();
   }
-  const { baud, databaseUrl, schema } = createBoard(options, options.baudCommand);
+  const { baud, terminalNode, databaseUrl, schema } = createBoard(options, options.baudCommand);
   progress.log(`  seeding ${count(options.messageCount)} messages with baud message import …`);
   const { seconds, messagesPerSec } = await importFixture(baud, options.fixture, options.messageCount, progress);
   const { dir, cleanup } = options;
@@ -146,6 +183,7 @@ export async function startBoardUnderTest(options: {
   return {
     server,
     baud,
+    terminalNode,
     databaseUrl,
     reader,
     loginUser,
@@ -200,11 +238,15 @@ function createBoard(
     if (schema !== '') await dropSchema(options.postgresUrl, schema);
   };
   if (schema !== '') cleanup.defer(`drop PostgreSQL schema ${schema}`, drop);
+  const config = boardConfig(dir, databaseUrl, options.logLevel);
   const configPath = path.join(dir, 'config.hjson');
-  writeFileSync(configPath, JSON.stringify(boardConfig(dir, databaseUrl, options.logLevel), null, 2));
+  writeFileSync(configPath, JSON.stringify(config, null, 2));
+  const terminalConfigPath = path.join(dir, 'terminal-node.hjson');
+  writeFileSync(terminalConfigPath, JSON.stringify(terminalNodeConfig(config), null, 2));
   const baud: BaudInstallation = { baudCommand, configPath };
   return {
     baud,
+    terminalNode: { baudCommand, configPath: terminalConfigPath },
     databaseUrl,
     schema,
     async remove() {

@@ -9,6 +9,7 @@ import type {
   EventFanoutResult,
   LoginCost,
   RequestScenarioResult,
+  TerminalCallersResult,
 } from './bench-results.js';
 import {
   type BoardUnderTest,
@@ -16,6 +17,7 @@ import {
   FILE_AREA,
   MESSAGE_AREA,
   startBoardUnderTest,
+  TERMINAL_NODE_CALLERS,
 } from './board-under-test.js';
 import type { CeilingServer } from './ceiling.js';
 import type { Cleanup } from './cleanup.js';
@@ -26,6 +28,7 @@ import { THREAD_LEVELS, THREAD_MESSAGES } from './message-fixture.js';
 import { peakResidentBytes, residentBytes } from './process-memory.js';
 import type { Progress } from './progress.js';
 import { issueScenarios, measureRequestScenario } from './request-scenarios.js';
+import { measureTerminalCallers, prepareCallerAccounts } from './terminal-callers.js';
 import { measureDownload, measureUpload, type TransferFile } from './transfers.js';
 import { measureTwoFactorLogin } from './two-factor-login.js';
 
@@ -43,6 +46,8 @@ const WALK_LIMIT = 100;
 const listPath = `/messages/areas/${MESSAGE_AREA}/messages`;
 /** Mails in the reader's inbox: more than a page. (That a 100,000-mail box pages alike is a query-plan test's.) */
 const INBOX_MAILS = 40;
+/** Accounts the terminal callers dial in as: 125 callers each on the full run (the terminal node allows 1,000 sessions a user). */
+const TERMINAL_CALLER_ACCOUNTS = 4;
 
 /**
  * Follows `nextCursor` through the whole area in `order`, 100 messages a page, counting them
@@ -219,7 +224,8 @@ async function measureLoginCost(board: BoardUnderTest, rounds: number, loginReqP
 /**
  * Everything measured on one database: a seeded, started board; the request scenarios,
  * each against the ceiling in the same minute; login's argon2 cost; upload and download; event
- * fan-out to 1,000 streams on a second node of the board.
+ * fan-out to 1,000 streams on a second node of the board; idle SSH callers and login → main menu
+ * on a third.
  */
 export async function runDatabase(options: {
   readonly database: DatabaseKind;
@@ -426,6 +432,41 @@ export async function runDatabase(options: {
     );
   }
 
+  // Issue: how many idle SSH callers one node holds (500), and login → main menu. A node of
+  // their own again (the board's terminal node: SSH on, see terminalNodeConfig), for the same
+  // reason as the streams; the accounts' keys are registered through this node's API first, so
+  // the argon2 of those logins stays out of the measured node's memory.
+  let terminalCallers: TerminalCallersResult | null = null;
+  try {
+    const accounts = await prepareCallerAccounts({
+      apiUrl,
+      count: TERMINAL_CALLER_ACCOUNTS,
+      newAccount: (username) => createBenchAccount(board.baud, username),
+    });
+    const node = await startBaudServer(
+      board.terminalNode,
+      path.join(options.dir, 'terminal-node.log'),
+      options.cleanup,
+    );
+    try {
+      if (node.ssh === null) throw new Error('the terminal node printed no SSH line');
+      terminalCallers = await measureTerminalCallers({
+        ssh: node.ssh,
+        apiUrl: node.apiUrl,
+        serverPid: node.pid,
+        accounts,
+        callers: settings.quick ? 100 : TERMINAL_NODE_CALLERS,
+        logins: settings.quick ? 50 : 200,
+        progress,
+      });
+    } finally {
+      await node.stop();
+    }
+  } catch (error) {
+    problems.push(`terminal callers: ${(error as Error).message}`);
+  }
+  if (terminalCallers?.problem) problems.push(`terminal callers: ${terminalCallers.problem}`);
+
   const peakRssBytes = peakResidentBytes(server.pid);
   await server.stop();
   return {
@@ -443,6 +484,7 @@ export async function runDatabase(options: {
     upload,
     download,
     eventFanout,
+    terminalCallers,
     peakRssBytes,
     problems,
   };

@@ -1,6 +1,13 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { BenchRun, DatabaseKind, DatabaseRun, EventFanoutResult, TransferResult } from './bench-results.js';
+import type {
+  BenchRun,
+  DatabaseKind,
+  DatabaseRun,
+  EventFanoutResult,
+  TerminalCallersResult,
+  TransferResult,
+} from './bench-results.js';
 import { MiB } from './process-memory.js';
 import type { TargetReport } from './targets.js';
 
@@ -102,6 +109,58 @@ function eventFanoutTable(style: Style, fanout: EventFanoutResult | null): strin
   );
 }
 
+/** Idle SSH callers on their own node, then login → main menu one caller at a time (with a key, with a password). */
+function terminalTables(style: Style, terminal: TerminalCallersResult | null): string {
+  const idleHeaders = [
+    'idle SSH callers at the main menu',
+    'held',
+    'server RSS before → with callers',
+    'per caller',
+    'after they hung up',
+  ];
+  const idleAlign: Align[] = ['left', 'right', 'right', 'right', 'right'];
+  if (!terminal) return table(style, idleHeaders, [['not measured (below)', '—', '—', '—', '—']], idleAlign);
+  const ended =
+    terminal.sessionsEndedMs === null
+      ? 'sessions NOT ended (below)'
+      : `every session ended ${ms(terminal.sessionsEndedMs)} after the last hang-up`;
+  const idle = table(
+    style,
+    idleHeaders,
+    [
+      [
+        `${count(terminal.callers)} callers of ${terminal.accounts} accounts on a fresh node (dialled in ${terminal.openSeconds.toFixed(1)} s)`,
+        `${count(terminal.held)} / ${count(terminal.callers)}${terminal.problem ? ' FAILED (below)' : ''}`,
+        `${mib(terminal.rssBeforeBytes)} → ${mib(terminal.rssWithCallersBytes)}`,
+        `${(terminal.bytesPerCaller / 1024).toFixed(1)} KiB`,
+        `${mib(terminal.rssAfterCloseBytes)}; ${ended}`,
+      ],
+    ],
+    idleAlign,
+  );
+  const spread = ({ p50Ms, p99Ms, maxMs }: { p50Ms: number; p99Ms: number; maxMs: number }) =>
+    `${ms(p50Ms)} / ${ms(p99Ms)} / ${ms(maxMs)}`;
+  const logins = table(
+    style,
+    [
+      'login → main menu, one caller at a time',
+      'logins',
+      'ready → menu p50 / p99 / max',
+      'dial → menu p50 / p99 / max',
+    ],
+    terminal.logins.map((times) => [
+      times.method === 'key'
+        ? 'with a registered ed25519 key'
+        : 'with the password (dial → menu includes one argon2 verification)',
+      `${count(times.logins)}${times.failures > 0 ? ` (${times.failures} FAILED, below)` : ''}`,
+      spread(times.readyToMenu),
+      spread(times.connectToMenu),
+    ]),
+    ['left', 'right', 'right', 'right'],
+  );
+  return `${idle}\n\n${logins}`;
+}
+
 function otherFigures(style: Style, run: DatabaseRun): string {
   const transfers = table(
     style,
@@ -150,7 +209,7 @@ function otherFigures(style: Style, run: DatabaseRun): string {
   }
   const problems =
     run.problems.length > 0 ? `\n\nFailures:\n${run.problems.map((problem) => `- ${problem}`).join('\n')}` : '';
-  return `${transfers}\n\n${eventFanoutTable(style, run.eventFanout)}\n\n${table(style, ['figure', 'value'], facts)}${problems}`;
+  return `${transfers}\n\n${eventFanoutTable(style, run.eventFanout)}\n\n${terminalTables(style, run.terminalCallers)}\n\n${table(style, ['figure', 'value'], facts)}${problems}`;
 }
 
 function targetTable(style: Style, report: TargetReport, runs: readonly DatabaseRun[]): string {

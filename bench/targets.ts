@@ -1,4 +1,5 @@
 import type { DatabaseKind, DatabaseRun, RequestScenarioResult } from './bench-results.js';
+import { TERMINAL_NODE_CALLERS } from './board-under-test.js';
 import { MiB } from './process-memory.js';
 
 /** A target's verdict on one run: met, not met, or not measurable (the scenario failed). */
@@ -203,6 +204,37 @@ export const TARGETS: readonly Target[] = [
       return {
         measured: `${(fanout.bytesPerStream / 1024).toFixed(1)} KiB (${mib(fanout.rssBeforeBytes)} → ${mib(fanout.rssWithStreamsBytes)} with ${reqs(fanout.streams)} streams)`,
         isMet: fanout.bytesPerStream < 50 * 1024,
+      };
+    },
+  },
+  {
+    id: 'terminal-idle-callers',
+    text: `terminal: ≥ ${reqs(TERMINAL_NODE_CALLERS)} idle SSH callers at the main menu on one node, server RSS growth < 100 MiB`,
+    bindsOn: ['sqlite', 'postgres'],
+    isAim: false,
+    evaluate(run) {
+      const terminal = run.terminalCallers;
+      if (!terminal) return unmeasured('the terminal callers failed');
+      const growthBytes = terminal.rssWithCallersBytes - terminal.rssBeforeBytes;
+      const measured = `${reqs(terminal.held)} of ${reqs(terminal.callers)} held, RSS +${mib(growthBytes)} (${(terminal.bytesPerCaller / 1024).toFixed(1)} KiB per caller)`;
+      // --quick opens fewer: what they cost is worth seeing, but it says nothing of holding 500.
+      if (terminal.callers < TERMINAL_NODE_CALLERS) return unmeasured(`${measured}; only ${terminal.callers} opened`);
+      return { measured, isMet: terminal.held >= TERMINAL_NODE_CALLERS && growthBytes < 100 * MiB };
+    },
+  },
+  {
+    id: 'terminal-login-p99',
+    text: 'terminal: SSH login → main menu p99 < 300 ms (from the accepted login to `Your choice: `, with a key)',
+    bindsOn: ['sqlite', 'postgres'],
+    isAim: false,
+    evaluate(run) {
+      const withKey = run.terminalCallers?.logins.find((times) => times.method === 'key');
+      if (!withKey || withKey.logins === 0) return unmeasured('the terminal logins failed');
+      if (withKey.failures > 0) return unmeasured(`${withKey.failures} logins failed`);
+      const { readyToMenu, connectToMenu } = withKey;
+      return {
+        measured: `p50 ${readyToMenu.p50Ms.toFixed(1)} ms, p99 ${readyToMenu.p99Ms.toFixed(1)} ms over ${reqs(withKey.logins)} logins (dial → menu p99 ${connectToMenu.p99Ms.toFixed(1)} ms)`,
+        isMet: readyToMenu.p99Ms < 300,
       };
     },
   },

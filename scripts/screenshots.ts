@@ -1,13 +1,189 @@
 /**
  * `npm run screenshots`: starts a demo board, opens the reader's main views in headless
- * Chromium and writes a PNG of each to docs/screenshots/ (linked from the README).
+ * Chromium and writes a PNG of each to docs/screenshots/ (linked from the README); then dials in
+ * to a demo board with OpenSSH in tmux and writes its terminal screens as PNGs too
+ * (docs/terminal-screens.md shows them).
  */
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Page } from 'playwright-core';
-import { createBaudClient } from '../clients/typescript/src/index.js';
+import type { Browser, Page } from 'playwright-core';
+import { type BaudClient, createBaudClient } from '../clients/typescript/src/index.js';
+import { loadConfig } from '../src/config/load-config.js';
+import { initBoard } from '../src/setup/init-board.js';
+import { serveBoard } from '../src/setup/serve-board.js';
 import { logInThroughForm, startReaderFixture } from '../test/support/reader-server.js';
+import { openTmuxTerminal, type TmuxTerminal } from '../test/support/tmux-terminal.js';
+import { terminalScreenHtml } from './terminal-screen-html.js';
 
 const OUTPUT_DIR = path.resolve(import.meta.dirname, '..', 'docs', 'screenshots');
+
+/** A few mails from the sysop to the demo user, for the mailbox's pictures (web and terminal). */
+const SYSOP_MAILS = [
+  ['Welcome aboard', 'Glad to have you here. Ask me anything about the board.'],
+  ['Your upload', 'Thanks for WELCOME.TXT. Could you add a FILE_ID.DIZ next time?'],
+  ['Net meeting on Friday', 'We meet in the Retro area at 20:00.\nBring your best ANSI.'],
+] as const;
+
+async function sendSysopMails(sysop: BaudClient, to: string): Promise<void> {
+  for (const [subject, text] of SYSOP_MAILS) {
+    await sysop.api.POST('/_baud/api/v1/mail', { body: { to, subject, body: text } });
+  }
+}
+
+/** The terminal the screens are drawn for: the size every caller's terminal is assumed to have. */
+const TERMINAL_ROWS = 24;
+
+/** Draws what `terminal` shows now, colours and all, as a PNG of a terminal window titled `title`. */
+async function shootTerminal(browser: Browser, terminal: TmuxTerminal, name: string, title: string): Promise<void> {
+  const html = terminalScreenHtml(await terminal.screenWithColours(), { rows: TERMINAL_ROWS, title });
+  const page = await browser.newPage();
+  try {
+    await page.setContent(html);
+    await page.locator('body').screenshot({ path: path.join(OUTPUT_DIR, `terminal-${name}.png`) });
+  } finally {
+    await page.close();
+  }
+  process.stdout.write(`  docs/screenshots/terminal-${name}.png\n`);
+}
+
+/**
+ * The demo board's terminal screens, as a caller dialling in with OpenSSH sees them: a demo
+ * board of its own (the reader's fixture serves no SSH) on free ports, with a welcome pause so
+ * the welcome screen stays up to be seen, the sysop's mails, and the demo user's new-scan
+ * pointers at the retro area's ANSI art (everything before it read).
+ */
+async function shootTerminalScreens(browser: Browser): Promise<void> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'baud-terminal-screens-'));
+  const configPath = path.join(dir, 'config.hjson');
+  const env = { BAUD_PORT: '0' };
+  let terminal: TmuxTerminal | null = null;
+  let running: Awaited<ReturnType<typeof serveBoard>> | null = null;
+  try {
+    const created = await initBoard({ configPath, env, demo: true });
+    const [sysopCredential, demoCredential] = created.credentials;
+    if (!sysopCredential || !demoCredential) throw new Error('the demo board has no sysop or demo user');
+    const config = loadConfig({ configPath, env });
+    const { contentServers } = config;
+    running = await serveBoard({
+      ...config,
+      logging: { ...config.logging, level: 'silent' },
+      contentServers: {
+        ...contentServers,
+        ssh: { ...contentServers.ssh, port: 0 },
+        terminal: { ...contentServers.terminal, welcomePauseSeconds: 60 },
+      },
+    });
+    const baseUrl = new URL(running.url).origin;
+    const sysop = createBaudClient({ baseUrl });
+    await sysop.login(sysopCredential.username, sysopCredential.password);
+    await sendSysopMails(sysop, demoCredential.username);
+    const demo = createBaudClient({ baseUrl });
+    await demo.login(demoCredential.username, demoCredential.password);
+    const retro = await demo.api.GET('/_baud/api/v1/messages/areas/{areaTag}/messages', {
+      params: { path: { areaTag: 'retro' } },
+    });
+    const art = retro.data?.data.find((message) => message.subject === 'ANSI art: the baud logo');
+    if (!art) throw new Error('the demo board has no ANSI art in retro');
+    // Past the last message (the pointer is clamped to it): those areas are read.
+    const pointers = { general: 2 ** 30, announcements: 2 ** 30, lounge: 2 ** 30, retro: art.messageId - 1 };
+    for (const [areaTag, lastReadMessageId] of Object.entries(pointers)) {
+      await demo.api.PUT('/_baud/api/v1/messages/areas/{areaTag}/pointer', {
+        params: { path: { areaTag } },
+        body: { lastReadMessageId },
+      });
+    }
+    // Who's online then shows the caller once: in the terminal, not also in this API session.
+    await demo.logout();
+
+    const askpass = path.join(dir, 'askpass.sh');
+    writeFileSync(askpass, `#!/bin/sh\necho '${demoCredential.password}'\n`);
+    chmodSync(askpass, 0o700);
+    const port = String(running.ssh?.port);
+    // Titled with the demo's own port (`npm start`), the one a reader of the docs dials, not this run's.
+    const title = `ssh -p ${contentServers.ssh.port} ${demoCredential.username}@127.0.0.1`;
+    terminal = await openTmuxTerminal(
+      [
+        'ssh',
+        '-tt',
+        '-F',
+        '/dev/null',
+        '-p',
+        port,
+        '-o',
+        'StrictHostKeyChecking=no',
+        '-o',
+        'UserKnownHostsFile=/dev/null',
+        '-o',
+        'LogLevel=ERROR',
+        '-o',
+        'PubkeyAuthentication=no',
+        `${demoCredential.username}@127.0.0.1`,
+      ],
+      { columns: 80, rows: TERMINAL_ROWS, env: { HOME: dir, SSH_ASKPASS: askpass, SSH_ASKPASS_REQUIRE: 'force' } },
+    );
+    const caller = terminal;
+    const shootNow = (name: string) => shootTerminal(browser, caller, name, title);
+
+    await caller.waitFor('Press a key to go on.');
+    await shootNow('welcome');
+    await caller.type(' ');
+    await caller.waitFor('Your choice:');
+    await shootNow('main-menu');
+
+    await caller.type('r');
+    await caller.waitFor('Conference or area (number or tag, Enter: back):');
+    await caller.type('members\r');
+    await caller.waitFor(/retro +1 new\n+Area \(number or tag, Enter: back\):/);
+    await shootNow('areas');
+    await caller.press('Enter');
+    await caller.waitFor('Your choice:');
+
+    await caller.type('n');
+    await caller.waitFor(/Subj: ANSI art: the baud logo[\s\S]*\[Q\] Quit:/);
+    await shootNow('new-scan');
+    await caller.type('q');
+    await caller.waitFor('Your choice:');
+
+    await caller.type('p');
+    await caller.waitFor('Conference or area (number or tag, Enter: back):');
+    await caller.type('general\r');
+    await caller.waitFor('To: All');
+    await caller.press('Enter');
+    await caller.waitFor('Subject:');
+    await caller.type('Dialled in from a terminal\r');
+    await caller.waitFor('  1:');
+    await caller.type('Hello from an 80x24 window!\r');
+    await caller.waitFor('  2:');
+    await caller.type('\r');
+    await caller.waitFor('  3:');
+    await caller.type('Anyone around for a chat tonight?');
+    await caller.waitFor('tonight?');
+    await shootNow('line-editor');
+    await caller.press('Enter');
+    await caller.waitFor('  4:');
+    await caller.type('/a\r');
+    await caller.waitFor('Aborted: nothing was posted.');
+
+    await caller.type('m');
+    await caller.waitFor(/Inbox \(3 unread\)[\s\S]*Number, or/);
+    await shootNow('mail');
+    await caller.type('q\r');
+    await caller.waitFor('Your choice:');
+
+    await caller.type('w');
+    await caller.waitFor(/Who's online[\s\S]*\[Q\] Back:/);
+    await shootNow('who');
+    await caller.type('q');
+    await caller.waitFor('Your choice:');
+    await caller.type('g');
+    await caller.waitFor('Goodbye');
+  } finally {
+    await terminal?.close();
+    await running?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
 
 async function shoot(page: Page, name: string): Promise<void> {
   // The live event stream never ends, so "network idle" never comes: wait for the lists to fill.
@@ -84,17 +260,9 @@ try {
   await desk.page.goto('/admin/audit');
   await desk.page.locator('table.list').waitFor();
   await shoot(desk.page, 'desk-audit');
-  // A few mails from the sysop, the oldest already read, for the mailbox's pictures.
   const sysop = createBaudClient({ baseUrl: fixture.baseUrl });
   await sysop.login(fixture.sysop.username, fixture.sysop.password);
-  const mails = [
-    ['Welcome aboard', 'Glad to have you here. Ask me anything about the board.'],
-    ['Your upload', 'Thanks for WELCOME.TXT. Could you add a FILE_ID.DIZ next time?'],
-    ['Net meeting on Friday', 'We meet in the Retro area at 20:00.\nBring your best ANSI.'],
-  ] as const;
-  for (const [subject, text] of mails) {
-    await sysop.api.POST('/_baud/api/v1/mail', { body: { to: fixture.demo.username, subject, body: text } });
-  }
+  await sendSysopMails(sysop, fixture.demo.username);
   await page.goto('/mail');
   await page.getByRole('link', { name: 'Welcome aboard' }).click();
   await page.locator('pre.ansi').waitFor();
@@ -131,6 +299,8 @@ try {
   await page.getByRole('link', { name: 'ANSI art: the baud logo' }).click();
   await page.locator('pre.ansi').waitFor();
   await shoot(page, 'message-light-theme');
+
+  await shootTerminalScreens(fixture.browser);
 } finally {
   await fixture.close();
 }

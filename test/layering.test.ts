@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 
 const SRC = path.resolve(import.meta.dirname, '../src');
 
-/** The `src/`-relative paths that the files under `folder` import (relative specifiers only). */
+/** The `src/`-relative paths that the files under `folder` (`''`: all of src) import (relative specifiers only). */
 function importsUnder(folder: string): { file: string; target: string }[] {
   const files = readdirSync(path.join(SRC, folder), { recursive: true, encoding: 'utf8' }).filter((name) =>
     name.endsWith('.ts'),
@@ -49,6 +49,14 @@ describe('layering', () => {
 
   it('keeps the HTTP edge off the database: it reaches rows only through services', () => {
     expect(reaching('http', ['db'])).toEqual([]);
+  });
+
+  it('keeps the terminal an edge: nothing imports src/terminal but itself and serve-board, which starts its servers', () => {
+    const outside = reaching('', ['terminal']).filter(
+      (arrow) =>
+        !arrow.startsWith(`terminal${path.sep}`) && !arrow.startsWith(`${path.join('setup', 'serve-board.ts')} `),
+    );
+    expect(outside).toEqual([]);
   });
 
   it('keeps events off the tables of webhooks and settings: it prunes and remembers through their stores', () => {

@@ -21,6 +21,12 @@ export interface SessionActivityService {
    * promise only when it writes: the other requests of the minute cost no promise at all.
    */
   touch(activity: SessionActivity): Promise<void> | undefined;
+  /**
+   * Records what a session does now, however soon after its last record: for the moment a
+   * caller arrives (a terminal caller at the main menu), which `touch` would show as
+   * "Logging in" for up to a minute.
+   */
+  arrive(activity: SessionActivity): Promise<void>;
 }
 
 /**
@@ -47,11 +53,16 @@ export function createSessionActivityService(deps: {
     await users.addMinutesOnline(activity.userId, minutes);
   }
 
+  const gapTo = (activity: SessionActivity, now: Date) => now.getTime() - Date.parse(activity.session.lastActivityAt);
   return {
     touch(activity) {
       const now = clock.now();
-      const gapMs = now.getTime() - Date.parse(activity.session.lastActivityAt);
+      const gapMs = gapTo(activity, now);
       return gapMs < ACTIVITY_WRITE_INTERVAL_MS ? undefined : record(activity, now, gapMs);
+    },
+    arrive(activity) {
+      const now = clock.now();
+      return record(activity, now, gapTo(activity, now));
     },
   };
 }

@@ -58,6 +58,8 @@ export async function browseList<T, Action extends string>(
       prompt: keyPrompt(list.menu, theme, term.size().columns, [themed(theme, 'prompt', 'Number, or ')]),
       maxLength: MAX_ANSWER_LENGTH,
       inputStyle: theme.input,
+      // The list's keys answer at once, as the main menu's do; numbers wait for Enter.
+      isHotkey: (char) => !/\d/.test(char) && menuItemFor(list.menu, char) !== undefined,
     });
     const answer = typed?.trim() ?? '';
     if (answer === '') return 'quit';

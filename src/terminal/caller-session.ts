@@ -140,6 +140,8 @@ async function runCallerSession(
     };
     keepInNodeList();
     cancels.push(() => cancelKeepAlive());
+    // At once, or the node list would say "Logging in" for up to a minute.
+    void inBackground(session.touch(action, true));
 
     notices = await startCallerNotices(services, session, term, log);
     const context: ScreenContext = {

@@ -16,6 +16,11 @@ export interface LineEditorOptions {
   readonly initial?: string;
   /** How what is typed is drawn. */
   readonly inputStyle?: Style;
+  /**
+   * Characters that answer at once when typed first, without Enter (a list's command keys,
+   * beside numbers that need Enter): the answer is that character.
+   */
+  readonly isHotkey?: (char: string) => boolean;
 }
 
 /** What a line editor needs of the terminal it runs on. */
@@ -95,6 +100,11 @@ export function createLineEditor(terminal: EditorTerminal, options: LineEditorOp
     onKey(key) {
       switch (key.kind) {
         case 'char':
+          if (chars.length === 0 && options.isHotkey?.(key.char)) {
+            add(key.char);
+            writer.newLine();
+            return key.char;
+          }
           add(key.char);
           return undefined;
         case 'backspace':

@@ -43,3 +43,8 @@ export function plainTextLines(text: string): string[] {
   const plain = screenToPlainText(renderAnsiScreen(pipeCodesToAnsi(text)));
   return plain === '' ? [] : plain.split('\n');
 }
+
+/** `count` and the noun, singular for one: `1 reply`, `2 replies`. */
+export function counted(count: number, singular: string, plural: string): string {
+  return `${count} ${count === 1 ? singular : plural}`;
+}

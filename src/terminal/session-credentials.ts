@@ -25,8 +25,11 @@ export interface SessionCredentials {
   caller(): Promise<UserCaller>;
   /** The caller as last resolved: for the checks that cannot wait (whether a notice may be shown). */
   lastCaller(): UserCaller;
-  /** Records what the caller is doing in the node list (written at most once a minute, as for the API). */
-  touch(action: string): Promise<void>;
+  /**
+   * Records what the caller is doing in the node list: written at most once a minute, as for
+   * the API, but at once when `isArrival` (the first screen after the login).
+   */
+  touch(action: string, isArrival?: boolean): Promise<void>;
   /** Ends the login session; later calls do nothing. */
   logout(): Promise<void>;
 }
@@ -98,15 +101,11 @@ export async function openSessionCredentials(
 
     lastCaller: () => last,
 
-    async touch(action) {
+    async touch(action, isArrival = false) {
       const caller = await credentials.caller();
       if (caller.session === null) return;
-      await board.sessionActivity.touch({
-        session: caller.session,
-        userId: caller.user.id,
-        action,
-        isSecure: caller.isSecure,
-      });
+      const activity = { session: caller.session, userId: caller.user.id, action, isSecure: caller.isSecure };
+      await (isArrival ? board.sessionActivity.arrive(activity) : board.sessionActivity.touch(activity));
     },
 
     async logout() {

@@ -1,6 +1,6 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { describe } from 'vitest';
 
@@ -79,10 +79,16 @@ export async function openTmuxTerminal(
     { env: { ...process.env, TERM: options.term ?? 'xterm-256color' } },
   );
   await tmux('set-option', '-t', session, 'remain-on-exit', 'on');
+  // tmux leaves its socket file behind when its server is killed: close() removes it.
+  const socketPath = (await tmux('display-message', '-p', '#{socket_path}')).stdout.trim();
 
   async function screen(): Promise<string[]> {
     const { stdout } = await tmux('capture-pane', '-p', '-t', session);
-    return stdout.split('\n').map((line) => line.trimEnd());
+    // Every row ends with a newline, the last one too: no row follows it.
+    return stdout
+      .replace(/\n$/, '')
+      .split('\n')
+      .map((line) => line.trimEnd());
   }
 
   return {
@@ -120,6 +126,7 @@ export async function openTmuxTerminal(
       } catch {
         // Already gone: the server exits with its last session.
       }
+      rmSync(socketPath, { force: true });
     },
   };
 }

@@ -49,7 +49,8 @@ describeEachDialect('terminal mail, files and the board', (dialect) => {
     );
 
     await caller.waitFor('Number, or ');
-    caller.type('w\r');
+    // The list's keys answer at once, without Enter.
+    caller.type('w');
     await caller.waitFor('New mail');
     await caller.waitFor('To: ');
     caller.type('nobody\r');
@@ -66,12 +67,12 @@ describeEachDialect('terminal mail, files and the board', (dialect) => {
     expect(await inboxOf(carol)).toMatchObject([{ from: 'alice', subject: 'Hello Carol' }]);
 
     await caller.waitFor('Number, or ');
-    caller.type('s\r');
+    caller.type('s');
     shown = await caller.waitFor('Number, or ');
     expect(shown).toContain('Sent mail');
     expect(shown).toMatch(/1\) {3}carol +Hello Carol/);
     expect(shown).toMatch(/2\) {3}bob +Re: Lunch\?/);
-    caller.type('q\r');
+    caller.type('q');
     await caller.waitFor('Your choice: ');
     caller.connection.drop();
   });
@@ -95,7 +96,7 @@ describeEachDialect('terminal mail, files and the board', (dialect) => {
     caller.type('f');
     let shown = await caller.waitFor('File area (number or tag, Enter: back): ');
     expect(shown).toContain('1) Uploads');
-    expect(shown).toContain('1 files');
+    expect(shown).toContain('1 file');
     expect(shown).not.toContain('Sysop files');
     caller.type('sysfiles\r');
     await caller.waitFor('You may not browse file area "sysfiles".');
@@ -118,18 +119,20 @@ describeEachDialect('terminal mail, files and the board', (dialect) => {
   });
 
   it('W shows this caller’s node, kept alive and doing what they do', async () => {
-    const caller = await terminal.dialAndLogIn('carol');
+    // Someone with no other session, so the node list shows this caller's alone.
+    await terminal.createUser('wendy');
+    const caller = await terminal.dialAndLogIn('wendy');
+    const actionsOfWendy = async () =>
+      (await board().system.listNodes()).filter((node) => node.username === 'wendy').map((node) => node.action);
+    // At once, not "Logging in" for the first minute.
+    await expect.poll(actionsOfWendy).toEqual(['At the main menu']);
     // A minute on: the session says it is still there, with what it is doing.
     terminal.timers.advance(60_000);
-    await expect
-      .poll(async () =>
-        (await board().system.listNodes()).filter((node) => node.username === 'carol').map((node) => node.action),
-      )
-      .toContain('At the main menu');
+    await expect.poll(actionsOfWendy).toContain('At the main menu');
     caller.type('w');
     const shown = await caller.waitFor('[Q] Back: ');
     expect(shown).toContain("Who's online");
-    expect(shown).toMatch(/\d+ carol +At the main menu +\d+m \(you\)/);
+    expect(shown).toMatch(/\d+ wendy +At the main menu +\d+m \(you\)/);
     caller.type('q');
     await caller.waitFor('Your choice: ');
     caller.connection.drop();

@@ -389,6 +389,31 @@ describeEachDialect('SSH server', (dialect) => {
     ]);
   });
 
+  it('reads a window of 0×0 as not known and 65535×65535 as the largest it draws, in the pty and after', async () => {
+    const { client } = await login(port, 'alice', [{ password: PASSWORD }]);
+    const shell = await openShell(client, { term: 'xterm', cols: 65535, rows: 65535 });
+    await vi.waitFor(() => expect(shell.output()).toContain('hello alice'), WAIT);
+    expect(shell.output()).toMatch(/^ssh term=xterm size=255x255 /);
+    const call = callOf('alice');
+    // A 0×0 change keeps the size it had: nothing to draw again, so the session is not told.
+    for (const [rows, columns] of [
+      [0, 0],
+      [30, 100],
+      [0, 0],
+      [65535, 65535],
+      [0, 0],
+      [1, 1],
+    ] as const) {
+      shell.channel.setWindow(rows, columns, 0, 0);
+    }
+    await vi.waitFor(() => expect(shell.output()).toContain('size 20x5\r\n'), WAIT);
+    expect(call?.resizes).toEqual([
+      { columns: 100, rows: 30 },
+      { columns: 255, rows: 255 },
+      { columns: 20, rows: 5 },
+    ]);
+  });
+
   it('takes a shell without a pty as a terminal that said nothing, 80×24', async () => {
     const { client } = await login(port, 'alice', [{ password: PASSWORD }]);
     const shell = await openShell(client, false);

@@ -3,7 +3,7 @@ import type { FileRecord } from '../../files/file-store.js';
 import { browseList } from '../browse-list.js';
 import { readDocument } from '../document-view.js';
 import { BACK_KEYS, LIST_KEYS, NODE_ACTIONS } from '../menus.js';
-import { singleLine, storedTextLines } from '../message-text.js';
+import { counted, singleLine, storedTextLines } from '../message-text.js';
 import { pickFromList } from '../pick-from-list.js';
 import type { ScreenContext } from '../screen-context.js';
 import type { Line } from '../styled-text.js';
@@ -59,7 +59,7 @@ export async function filesScreen(context: ScreenContext): Promise<undefined> {
     tagOf: (area) => area.areaTag,
     row: (area, columns) => [
       themed(theme, 'label', fitColumns(singleLine(area.name), Math.min(30, Math.max(8, columns - 26)))),
-      themed(theme, 'muted', ` ${fitColumns(area.areaTag, 12)} ${area.fileCount} files`),
+      themed(theme, 'muted', ` ${fitColumns(area.areaTag, 12)} ${counted(area.fileCount, 'file', 'files')}`),
     ],
     emptyText: 'There are no file areas you may browse.',
     prompt: 'File area (number or tag, Enter: back): ',

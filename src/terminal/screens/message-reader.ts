@@ -1,7 +1,7 @@
 import type { MessageDetail } from '../../messages/message-service.js';
 import { readDocument } from '../document-view.js';
 import { NODE_ACTIONS, READER_KEYS } from '../menus.js';
-import { singleLine, storedTextLines } from '../message-text.js';
+import { counted, singleLine, storedTextLines } from '../message-text.js';
 import { errorLine, type ScreenContext } from '../screen-context.js';
 import type { Line } from '../styled-text.js';
 import { themed } from '../theme.js';
@@ -64,7 +64,9 @@ function headerLines(context: ScreenContext, message: MessageDetail): Line[] {
     [
       themed(theme, 'field', 'Date: '),
       { text: dateTime(message.timestamp) },
-      ...(message.replyCount > 0 ? [themed(theme, 'muted', `  (${message.replyCount} replies)`)] : []),
+      ...(message.replyCount > 0
+        ? [themed(theme, 'muted', `  (${counted(message.replyCount, 'reply', 'replies')})`)]
+        : []),
     ],
     [],
   ];
