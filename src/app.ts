@@ -24,6 +24,7 @@ import { registerAdminRoutes } from './http/routes/admin-routes.js';
 import { authRoutes } from './http/routes/auth-routes.js';
 import { registerEventRoutes } from './http/routes/event-routes.js';
 import { fileRoutes } from './http/routes/file-routes.js';
+import { registerFtnRoutes } from './http/routes/ftn-routes.js';
 import { type NodeLifecycle, registerHealthRoutes } from './http/routes/health-routes.js';
 import { registerMailRoutes } from './http/routes/mail-routes.js';
 import { registerMessageRoutes } from './http/routes/message-routes.js';
@@ -181,6 +182,7 @@ export async function buildApp(config: Config, options: BuildAppOptions = {}): P
       if (live) registerEventRoutes(api, board, live.eventStreams);
       registerWebhookRoutes(api, board, cursors);
       registerAdminRoutes(api, board, cursors);
+      registerFtnRoutes(api, board);
     };
     // The same plugin once per mount: ENiGMA½'s prefix gets the very routes, hooks and handlers,
     // never copies. What differs (names only) the handlers ask of `apiMountOf(request)`.

@@ -29,7 +29,15 @@ import { type LiveEvents, startLiveEvents } from './events/live-events.js';
 import type { StreamObserver } from './events/stream-registry.js';
 import { type FileService, openFileBase } from './files/file-service.js';
 import { createFileStore } from './files/file-store.js';
+import { createFtnLinkStore } from './ftn/ftn-link-store.js';
+import { ftnNetworksOf } from './ftn/ftn-networks.js';
+import { createFtnObserverRelay } from './ftn/ftn-observer.js';
+import { createFtnScanner } from './ftn/ftn-scanner.js';
+import { createFtnService, type FtnService } from './ftn/ftn-service.js';
+import { createFtnStore } from './ftn/ftn-store.js';
+import { createFtnTosser } from './ftn/ftn-tosser.js';
 import { createIdentityChanges, type IdentityChanges } from './identity-changes.js';
+import { createMailDelivery } from './mail/mail-delivery.js';
 import { createMailService, type MailService } from './mail/mail-service.js';
 import { createMailStore } from './mail/mail-store.js';
 import { createMessageService, type MessageService } from './messages/message-service.js';
@@ -42,6 +50,7 @@ import { createSystemStore } from './system/system-store.js';
 import { createProfileService, type ProfileService } from './users/profile-service.js';
 import { createUserService, type UserService } from './users/user-service.js';
 import { createUserStore } from './users/user-store.js';
+import { BAUD_VERSION } from './version.js';
 import { type AttemptObserver, createWebhookSender } from './webhooks/webhook-sender.js';
 import { createWebhookService, type WebhookService } from './webhooks/webhook-service.js';
 import { createWebhookStore, type WebhookStore } from './webhooks/webhook-store.js';
@@ -90,8 +99,10 @@ export interface Board {
   /** Who may see which event. */
   readonly mayCallerSee: EventVisibility;
   readonly messages: MessageService;
-  /** Private mail between two users, and their block lists. */
+  /** Private mail between two users, and their block lists; netmail to other systems. */
   readonly mail: MailService;
+  /** The FTN networks: tossing, scanning, netmail, the operator's figures. */
+  readonly ftn: FtnService;
   /** How many searches this node runs at once (the message and file services search within it). */
   readonly searchBudget: SearchBudget;
   readonly webhooks: WebhookService;
@@ -173,6 +184,43 @@ async function assembleBoard(
     searchBudget,
   });
   const files = await openFileBase({ store: stores.files, config, clock, areas, access, events, searchBudget });
+  const ftnObserver = createFtnObserverRelay();
+  const ftn = createFtnService({
+    networks: ftnNetworksOf(config),
+    store: stores.ftn,
+    tosser: createFtnTosser({
+      store: stores.ftn,
+      messages: stores.messages,
+      mail: createMailDelivery({
+        store: stores.mail,
+        users: stores.users,
+        events,
+        sysopName: config.general.sysopName,
+      }),
+      events,
+      areas,
+      clock,
+      observer: ftnObserver,
+    }),
+    scanner: createFtnScanner({
+      store: stores.ftn,
+      messages: stores.messages,
+      clock,
+      tearLine: `baud ${BAUD_VERSION}`,
+      observer: ftnObserver,
+    }),
+    observer: ftnObserver,
+    events,
+    database,
+    links: createFtnLinkStore(db, { clock }),
+    binkp: config.contentServers.binkp,
+    system: {
+      name: config.general.boardName,
+      sysop: config.general.sysopName ?? 'Sysop',
+      location: '',
+    },
+  });
+  await ftn.prepare();
   return {
     config,
     database,
@@ -203,7 +251,9 @@ async function assembleBoard(
       clock,
       searchBudget,
       limits: config.mail,
+      netmail: ftn.netmail,
     }),
+    ftn,
     searchBudget,
     webhooks: createWebhookService({ store: stores.webhooks, log: events, config, clock, boardSecret: webhookSecret }),
     webhookSending: { store: stores.webhooks, boardSecret: webhookSecret },
@@ -240,6 +290,7 @@ function createStores(database: Database, clock: Clock, identityChanges: Identit
     audit: createAuditStore(db),
     twoFactor: createTwoFactorStore(db),
     sshKeys: createSshKeyStore(db),
+    ftn: createFtnStore(db),
   };
 }
 

@@ -113,6 +113,10 @@ export const ERROR_CODES = {
 
   'mail.invalid-reply-target': { status: 400, detail: 'The mail replied to is not a mail of the caller.' },
   'mail.cannot-block-self': { status: 400, detail: 'A user cannot block themselves.' },
+  'mail.invalid-netmail-address': {
+    status: 400,
+    detail: 'The netmail recipient is not `Name@zone:net/node[.point][@network]` in a network of this board.',
+  },
   'mail.sender-blocked': { status: 403, detail: 'The recipient does not take mail from the caller.' },
   'mail.not-found': { status: 404, detail: 'No mail of the caller has this uuid.' },
   'mail.recipient-not-found': { status: 404, detail: 'No user can receive mail under this name.' },
@@ -145,6 +149,9 @@ export const ERROR_CODES = {
   'webhook.target-not-allowed': { status: 400, detail: 'The webhook URL may not be delivered to.' },
   'webhook.not-found': { status: 404, detail: 'No webhook of the caller has this id.' },
   'webhook.limit-reached': { status: 409, detail: 'The caller has as many webhooks as allowed.' },
+
+  'ftn.sysops-only': { status: 403, detail: "Only sysops see the board's FTN networks." },
+  'ftn.network-not-found': { status: 404, detail: 'No FTN network of this board has this name.' },
 
   'cli.invalid-argument': { status: 400, detail: 'A command-line argument is invalid.' },
   'cli.already-running': { status: 500, detail: 'The command is already running on this board.' },

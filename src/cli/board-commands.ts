@@ -73,6 +73,13 @@ export function registerBoardCommands(program: Command): void {
         running,
         created?.credentials.find((credential) => credential.role === 'user')?.username ?? '<username>',
       ),
+      ...(running.binkp
+        ? [
+            `  binkp:  ${running.binkp.address}:${running.binkp.port} for ${Object.entries(config.ftn.networks)
+              .map(([name, network]) => `${name} (${network.address})`)
+              .join(', ')}`,
+          ]
+        : []),
       ...(running.metricsUrl ? [`  Metrics: ${running.metricsUrl}`] : []),
       ...running.warnings.map((warning) => `  Warning: ${warning.message}`),
       ...(created ? ['', ...credentialLines(created)] : []),
@@ -86,6 +93,7 @@ export function registerBoardCommands(program: Command): void {
         metricsUrl: running.metricsUrl,
         ssh: running.ssh,
         telnet: running.telnet,
+        binkp: running.binkp,
         appliedMigrations: running.appliedMigrations,
         warnings: running.warnings,
         credentials: created?.credentials ?? [],

@@ -6,6 +6,7 @@ import { registerBoardCommands } from './board-commands.js';
 import { registerConfigCommands } from './config-commands.js';
 import { registerEventCommands } from './event-commands.js';
 import { registerFileCommands } from './file-commands.js';
+import { registerFtnCommands } from './ftn-commands.js';
 import { registerImportCommands } from './import-commands.js';
 import { registerMessageCommands } from './message-commands.js';
 import { registerReaderCommands } from './reader-commands.js';
@@ -30,5 +31,6 @@ export function createProgram(): Command {
   registerEventCommands(program);
   registerReaderCommands(program);
   registerImportCommands(program);
+  registerFtnCommands(program);
   return program;
 }

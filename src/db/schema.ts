@@ -32,6 +32,11 @@ export interface Tables {
   mailBlocks: MailBlocksTable;
   sshKeys: SshKeysTable;
   ftnLinks: FtnLinksTable;
+  ftnMessageIds: FtnMessageIdsTable;
+  ftnSerials: FtnSerialsTable;
+  ftnExportCursors: FtnExportCursorsTable;
+  ftnNetmailQueue: FtnNetmailQueueTable;
+  ftnTossJournal: FtnTossJournalTable;
 }
 
 type Timestamp = string;
@@ -358,4 +363,56 @@ export interface FtnLinksTable {
   lastBytesOut: Generated<number>;
   sessions: Generated<number>;
   failedSessions: Generated<number>;
+}
+
+/** Every MSGID seen in a network, tossed or exported (src/ftn/ftn-store.ts): dupes, REPLY links, forwarding. */
+export interface FtnMessageIdsTable {
+  network: string;
+  /** The MSGID kludge's value as it came (or as we wrote it); a key of the text for a message without one. */
+  msgId: string;
+  messageId: number;
+  /** The link a tossed message came from (`zone:net/node[.point]`); null for a message posted here. */
+  sourceLink: string | null;
+  /** The ^A lines a tossed message carried beyond MSGID and REPLY, as a JSON array of {name, value}. */
+  kludges: ColumnType<string, string | undefined, string>;
+  createdAt: Timestamp;
+}
+
+/** A network's MSGID serial counter; its row is also the network's lock for tossing and exporting. */
+export interface FtnSerialsTable {
+  network: string;
+  /** bigint: serials run to 2^32. */
+  nextSerial: ColumnType<number | string, number, number>;
+}
+
+/** How far each echomail area has been exported into a network's outbounds. */
+export interface FtnExportCursorsTable {
+  network: string;
+  areaTag: string;
+  lastMessageId: number;
+  updatedAt: Timestamp;
+}
+
+/** Netmail sent with `POST /mail`, waiting for the scanner to pack it. */
+export interface FtnNetmailQueueTable {
+  /** The mail's `messages` row. */
+  messageId: number;
+  network: string;
+  /** `zone:net/node[.point]` */
+  toAddress: string;
+  toName: string;
+}
+
+/** One row per inbound file tossed or moved to bad. */
+export interface FtnTossJournalTable {
+  id: Generated<number>;
+  network: string;
+  fileName: string;
+  tossedAt: Timestamp;
+  outcome: 'tossed' | 'bad';
+  imported: number;
+  duplicates: number;
+  skipped: number;
+  /** Why it went to bad, or what was skipped; '' when all went in. */
+  detail: string;
 }

@@ -72,6 +72,7 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'PUT /admin/users/:username/groups': 'setAccountGroups',
   'DELETE /admin/users/:username/totp': 'resetAccountTotp',
   'GET /admin/audit': 'listAuditLog',
+  'GET /admin/ftn': 'getFtnStatus',
 };
 
 /** Where the API's credentials go, as the OpenAPI document declares them. */

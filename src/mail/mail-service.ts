@@ -2,6 +2,7 @@ import type { LoginAttemptStore } from '../auth/login-attempt-store.js';
 import type { Caller, UserCaller } from '../caller.js';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/load-config.js';
+import type { Executor } from '../db/database.js';
 import type { UserRow } from '../db/schema.js';
 import { BadRequestError, ForbiddenError, NotFoundError, TooManyRequestsError, UnauthorizedError } from '../errors.js';
 import type { EventLog } from '../events/event-log.js';
@@ -46,6 +47,30 @@ export interface NewMail {
   readonly replyToUuid?: string | undefined;
 }
 
+/** A netmail recipient read from `to` (`Name@zone:net/node[.point][@network]`). */
+export interface NetmailRecipient {
+  /** The FTN network that carries it. */
+  readonly network: string;
+  readonly name: string;
+  /** `zone:net/node[.point]` */
+  readonly address: string;
+  /** `Name@zone:net/node[.point]`: the mail's `to`. */
+  readonly display: string;
+}
+
+/**
+ * Where mail to someone on another system goes (src/ftn/ftn-netmail.ts). The mail service stores
+ * it like any mail, in the sender's sent box, and hands it over in the same transaction.
+ */
+export interface NetmailGateway {
+  /** The netmail recipient `to` names, or null when it is a username; an address that does not read → 400. */
+  recipientOf(to: string): NetmailRecipient | null;
+  /** Queues the stored mail for its network, in the send's transaction. */
+  queue(trx: Executor, messageId: number, recipient: NetmailRecipient): Promise<void>;
+  /** After the commit: it can go out now. */
+  queued(recipient: NetmailRecipient): void;
+}
+
 export interface BlockedUser {
   readonly username: string;
   readonly blockedAt: string;
@@ -79,6 +104,11 @@ export interface MailService {
    * senders to one recipient, so ids go in commit order per inbox), the block list (403), the
    * reply target (a mail the sender holds), the sender's window slot (429), the message row and
    * its search entry, both entries, the `mail.received` event — all of it, or nothing.
+   *
+   * `to: "Name@21:1/100"` is netmail (when the board is in an FTN network): the same rules for
+   * subject, body, reply target and window; the mail in the sender's sent box and queued for its
+   * network, where the scanner packs it for the hub. An address that does not read, or that no
+   * network of the board reaches, → 400 `mail.invalid-netmail-address`.
    */
   sendMail(caller: Caller, mail: NewMail, shouldStrip?: boolean): Promise<MailDetail>;
   listBox(
@@ -140,6 +170,8 @@ export function createMailService(deps: {
   searchBudget: SearchBudget;
   /** New mails one sender may send per window (`mail` in the configuration; spec: 30 per 10 minutes). */
   limits: Config['mail'];
+  /** Netmail, when the board is in an FTN network; without it every `to` is a username. */
+  netmail?: NetmailGateway;
 }): MailService {
   const { store, messages, users, windows, events, clock, searchBudget } = deps;
   const { maxSendsPerWindow, sendWindowSeconds } = deps.limits;
@@ -183,9 +215,118 @@ export function createMailService(deps: {
     return user;
   }
 
+  /** The sender's window of sent mails (429 when full), read before the send and taken in its transaction. */
+  function senderWindow(senderId: number, now: Date) {
+    const overAt = new Date(now.getTime() - windowMs).toISOString();
+    const subject = `${MAIL_SUBJECT}${senderId}`;
+    const tooMany = (windowStartedAt: string) =>
+      new TooManyRequestsError(
+        'mail.too-many',
+        `At most ${maxSendsPerWindow} mails every ${sendWindowSeconds} seconds; try again later.`,
+        (Date.parse(windowStartedAt) + windowMs - now.getTime()) / 1000,
+      );
+    return {
+      overAt,
+      /** A plain read first: a sender over the limit costs one lookup, not a refused transaction. */
+      async checkBefore() {
+        const fullSince = await windows.fullWindowStartOf({
+          subject,
+          windowOverAt: overAt,
+          maxAttempts: maxSendsPerWindow,
+        });
+        if (fullSince !== undefined) throw tooMany(fullSince);
+      },
+      async takeSlot(trx: Executor) {
+        const slot = await windows.takeSlot(trx, {
+          subject,
+          now: now.toISOString(),
+          windowOverAt: overAt,
+          maxAttempts: maxSendsPerWindow,
+        });
+        // Filled by this sender's other mails (on any node) since the read before.
+        if (slot === undefined) throw tooMany(await windows.windowStartOf(trx, subject));
+      },
+    };
+  }
+
+  /** The mail a reply answers: one the sender holds (either box); 400 otherwise. */
+  async function replyParent(trx: Executor, senderId: number, replyToUuid: string | null) {
+    if (replyToUuid === null) return undefined;
+    const parent = await store.heldMailPlace(trx, senderId, replyToUuid);
+    if (parent === undefined) {
+      throw new BadRequestError('mail.invalid-reply-target', `replyToUuid ${replyToUuid} is not a mail of yours.`, [
+        { pointer: '/body/replyToUuid', message: 'is not a mail of yours' },
+      ]);
+    }
+    return parent;
+  }
+
+  /**
+   * Netmail (see `sendMail`): the mail row and the sender's sent entry, the window's slot, and the
+   * mail queued for its network, in one transaction; no inbox here, so no event.
+   */
+  async function sendNetmail(
+    sender: UserCaller['user'],
+    recipient: NetmailRecipient,
+    mail: NewMail,
+    shouldStrip: boolean,
+  ): Promise<MailDetail> {
+    const gateway = deps.netmail;
+    if (!gateway) throw new Error('netmail without a gateway');
+    const subject = checkSubject(mail.subject, '/body/subject');
+    const body = checkBody(mail.body, '/body/body');
+    const replyToUuid = mail.replyToUuid === undefined ? null : mail.replyToUuid.toLowerCase();
+    const now = clock.now();
+    const timestamp = now.toISOString();
+    const window = senderWindow(sender.id, now);
+    await window.checkBefore();
+    const uuid = messageUuid(now.getTime());
+    const messageId = await messages.transaction(async (queries, trx) => {
+      // The slot first: a write, so SQLite's write lock is held before anything is read.
+      await window.takeSlot(trx);
+      const parent = await replyParent(trx, sender.id, replyToUuid);
+      const [id] = await queries.reserveMessageIds(1);
+      if (id === undefined) throw new Error('no message id was reserved');
+      await queries.insertMessages([
+        {
+          id,
+          ...threadPlaceOf(id, parent ?? null),
+          uuid,
+          areaTag: MAIL_AREA_TAG,
+          replyToMessageId: parent?.messageId ?? null,
+          fromUserId: sender.id,
+          fromUserName: sender.username,
+          toUserName: recipient.display,
+          subject,
+          body,
+          timestamp,
+          network: '{}',
+        },
+      ]);
+      await store.addEntries(trx, [{ userId: sender.id, box: 'sent', messageId: id, isRead: 1 }]);
+      await gateway.queue(trx, id, recipient);
+      return id;
+    });
+    gateway.queued(recipient);
+    await pruneWindowsNowAndThen(now, window.overAt);
+    const row: MailRow = {
+      messageId,
+      uuid,
+      fromUserName: sender.username,
+      toUserName: recipient.display,
+      subject,
+      timestamp,
+      isRead: 1,
+      replyToUuid,
+    };
+    return { ...presentSummary(row, shouldStrip), body: presentText(body, shouldStrip) };
+  }
+
   return {
     async sendMail(caller, mail, shouldStrip = true) {
       const { user: sender } = userOf(caller);
+      const netmailTo = deps.netmail?.recipientOf(mail.to) ?? null;
+      if (netmailTo !== null) return sendNetmail(sender, netmailTo, mail, shouldStrip);
       const to = checkUserName(mail.to, '/body/to');
       const subject = checkSubject(mail.subject, '/body/subject');
       const body = checkBody(mail.body, '/body/body');
@@ -197,21 +338,8 @@ export function createMailService(deps: {
         throw new NotFoundError('mail.recipient-not-found', `No user can receive mail as "${to}".`);
       const now = clock.now();
       const timestamp = now.toISOString();
-      const windowOverAt = new Date(now.getTime() - windowMs).toISOString();
-      const windowSubject = `${MAIL_SUBJECT}${sender.id}`;
-      const tooMany = (windowStartedAt: string) =>
-        new TooManyRequestsError(
-          'mail.too-many',
-          `At most ${maxSendsPerWindow} mails every ${sendWindowSeconds} seconds; try again later.`,
-          (Date.parse(windowStartedAt) + windowMs - now.getTime()) / 1000,
-        );
-      // A plain read first: a sender over the limit costs one lookup, not a refused transaction.
-      const fullSince = await windows.fullWindowStartOf({
-        subject: windowSubject,
-        windowOverAt,
-        maxAttempts: maxSendsPerWindow,
-      });
-      if (fullSince !== undefined) throw tooMany(fullSince);
+      const window = senderWindow(sender.id, now);
+      await window.checkBefore();
       const uuid = messageUuid(now.getTime());
       const sent = await messages.transaction(async (queries, trx) => {
         // First: it takes SQLite's write lock before the id is read, and on PostgreSQL it queues
@@ -220,20 +348,8 @@ export function createMailService(deps: {
         if (await store.isBlocked(trx, recipient.id, sender.id)) {
           throw new ForbiddenError('mail.sender-blocked', `${recipient.username} does not take mail from you.`);
         }
-        const parent = replyToUuid === null ? undefined : await store.heldMailPlace(trx, sender.id, replyToUuid);
-        if (replyToUuid !== null && parent === undefined) {
-          throw new BadRequestError('mail.invalid-reply-target', `replyToUuid ${replyToUuid} is not a mail of yours.`, [
-            { pointer: '/body/replyToUuid', message: 'is not a mail of yours' },
-          ]);
-        }
-        const slot = await windows.takeSlot(trx, {
-          subject: windowSubject,
-          now: timestamp,
-          windowOverAt,
-          maxAttempts: maxSendsPerWindow,
-        });
-        // Filled by this sender's other mails (on any node) since the read above.
-        if (slot === undefined) throw tooMany(await windows.windowStartOf(trx, windowSubject));
+        const parent = await replyParent(trx, sender.id, replyToUuid);
+        await window.takeSlot(trx);
         const [messageId] = await queries.reserveMessageIds(1);
         if (messageId === undefined) throw new Error('no message id was reserved');
         await queries.insertMessages([
@@ -275,7 +391,7 @@ export function createMailService(deps: {
         });
         return row;
       });
-      await pruneWindowsNowAndThen(now, windowOverAt);
+      await pruneWindowsNowAndThen(now, window.overAt);
       // The sender's copy: read, as the sent box shows it (a mail to oneself is unread in the inbox).
       return { ...presentSummary({ ...sent, isRead: 1 }, shouldStrip), body: presentText(body, shouldStrip) };
     },

@@ -30,6 +30,14 @@ export interface MessageDetailRow extends MessageSummary {
   readonly replyCount: number;
 }
 
+/** A message with its text and FTN metadata: what the FTN scanner packs (src/ftn/ftn-scanner.ts). */
+export interface StoredMessage extends MessageSummary {
+  readonly fromUserId: number | null;
+  readonly body: string;
+  /** The `network` JSON as stored. */
+  readonly network: string;
+}
+
 /** A message as a thread lists it: its summary, how deep it sits and how many live replies it has. */
 export interface ThreadMessage extends MessageSummary {
   /** 0 for the thread's root. */
@@ -81,6 +89,13 @@ export interface MessageReads {
    * statement, the same few lookups at any area size (see message-live-counts.ts).
    */
   pointersWithUnread(userId: number, areaTags: readonly string[]): Promise<Map<string, PointerWithUnread>>;
+  /**
+   * Up to `limit` live messages of an area after message `afterId`, oldest first, with their text:
+   * a range scan of `messages_area_live`, however big the area.
+   */
+  messagesAfter(areaTag: string, afterId: number, limit: number): Promise<StoredMessage[]>;
+  /** The live messages among `messageIds`, with their text, by primary key; deleted ones are left out. */
+  messagesByIds(messageIds: readonly number[]): Promise<StoredMessage[]>;
   /** The id of the area's newest live message (one step down `messages_area_live`); 0 for none. */
   highestMessageId(areaTag: string): Promise<number>;
   /** Live messages on the whole board, from the per-area counters. */
@@ -99,6 +114,8 @@ const SUMMARY_COLUMNS = [
   'subject',
   'timestamp',
 ] as const;
+
+const STORED_COLUMNS = [...SUMMARY_COLUMNS, 'fromUserId', 'body', 'network'] as const;
 
 /**
  * Message ids start at 1, so "after key 0" is the first page: one statement serves every page.
@@ -345,6 +362,29 @@ export function prepareMessageReads(database: Db, dialect: Dialect): (db: Execut
           },
         ]),
       );
+    },
+
+    messagesAfter: (areaTag, afterId, limit) =>
+      db
+        .selectFrom('messages')
+        .select(STORED_COLUMNS)
+        .where('areaTag', '=', areaTag)
+        .where('deletedAt', 'is', null)
+        .where('id', '>', afterId)
+        .orderBy('areaTag')
+        .orderBy('id')
+        .limit(limit)
+        .execute(),
+
+    async messagesByIds(messageIds) {
+      if (messageIds.length === 0) return [];
+      return db
+        .selectFrom('messages')
+        .select(STORED_COLUMNS)
+        .where('id', 'in', [...messageIds])
+        .where('deletedAt', 'is', null)
+        .orderBy('id')
+        .execute();
     },
 
     async highestMessageId(areaTag) {

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { Database } from '../db/database.js';
 import type { StreamObserver } from '../events/stream-registry.js';
+import type { FtnObserver } from '../ftn/ftn-observer.js';
 import type { SystemService } from '../system/system-service.js';
 import type { AttemptObserver } from '../webhooks/webhook-sender.js';
 
@@ -18,6 +19,8 @@ export interface BoardMetrics {
   readonly eventStreams: StreamObserver;
   /** Webhook delivery attempts sent by this node. */
   readonly webhookAttempts: AttemptObserver;
+  /** binkp sessions, packets and messages tossed and exported, bytes moved by this node. */
+  readonly ftn: FtnObserver;
 }
 
 export interface ObservedRequest {
@@ -139,9 +142,40 @@ export function createBoardMetrics(deps: {
     registers: [registry],
   });
 
+  const ftnSessions = new Counter({
+    name: 'baud_ftn_sessions_total',
+    help: 'binkp sessions this node held (called or answered), by outcome.',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  const ftnPackets = new Counter({
+    name: 'baud_ftn_packets_total',
+    help: 'FTN packets this node tossed (in), wrote for a link (out) or moved to bad.',
+    labelNames: ['direction'] as const,
+    registers: [registry],
+  });
+  const ftnMessages = new Counter({
+    name: 'baud_ftn_messages_total',
+    help: 'FTN messages this node imported, refused as duplicates, kept in bad (skipped) or exported.',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  const ftnBytes = new Counter({
+    name: 'baud_ftn_bytes_total',
+    help: 'Bytes of files binkp received (in) and sent (out) on this node.',
+    labelNames: ['direction'] as const,
+    registers: [registry],
+  });
+
   return {
     registry,
     webhookAttempts: (outcome) => webhookAttempts.inc({ outcome }),
+    ftn: {
+      session: (outcome) => ftnSessions.inc({ outcome }),
+      packets: (direction, count) => ftnPackets.inc({ direction }, count),
+      messages: (outcome, count) => ftnMessages.inc({ outcome }, count),
+      bytes: (direction, count) => ftnBytes.inc({ direction }, count),
+    },
     eventStreams: { opened: () => openStreams.inc(), closed: () => openStreams.dec() },
     observeRequest({ method, route, status, seconds, requestBytes }) {
       const labels = { method, route: route ?? 'unmatched', status: String(status) };

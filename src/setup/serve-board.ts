@@ -2,6 +2,7 @@ import { type BuildAppOptions, buildApp, METRICS_COUNTED_ROUTES } from '../app.j
 import { openBoard } from '../board.js';
 import type { Config } from '../config/load-config.js';
 import type { Dialect } from '../db/database.js';
+import type { FtnWorkers } from '../ftn/ftn-service.js';
 import { API_PREFIX } from '../http/api-prefix.js';
 import { createBoardMetrics, listenForMetrics, type MetricsListener } from '../metrics/board-metrics.js';
 import { startCallerSession } from '../terminal/caller-session.js';
@@ -27,6 +28,8 @@ export interface RunningBoard {
   readonly ssh: TerminalServers['ssh'];
   /** Where telnet callers dial in; null when not serving telnet. */
   readonly telnet: TerminalServers['telnet'];
+  /** Where the FTN networks' links call in over binkp; null when `contentServers.binkp` is off (or the board is in no network). */
+  readonly binkp: { readonly address: string; readonly port: number } | null;
   /**
    * Says goodbye to the terminal callers and hangs up, then turns not-ready and keeps serving for `shutdownDrainSeconds` (a load balancer moves its
    * traffic away meanwhile), then stops accepting connections, lets in-flight requests finish
@@ -51,6 +54,7 @@ export async function serveBoard(config: Config, options: ServeBoardOptions = {}
   let app: Awaited<ReturnType<typeof buildApp>>;
   let metricsListener: MetricsListener | null = null;
   let terminal: TerminalServers | null = null;
+  let ftnWorkers: FtnWorkers | null = null;
   let warnings: readonly ConfigWarning[];
   try {
     warnings = checkConfig(config, board.areas);
@@ -62,12 +66,17 @@ export async function serveBoard(config: Config, options: ServeBoardOptions = {}
     const web = config.contentServers.web;
     await app.listen({ host: web.address, port: web.port });
     if (metrics) metricsListener = await listenForMetrics(metrics, config.metrics);
+    if (metrics) board.ftn.observeWith(metrics.ftn);
+    ftnWorkers = await board.ftn.startWorkers({
+      onError: (error) => app.log.error({ err: error }, 'ftn: a toss, scan or poll failed'),
+    });
     const { ssh, telnet } = config.contentServers;
     if (ssh.enabled || telnet.enabled) {
       try {
         terminal = await startTerminalServers({ board, startSession, log: app.log });
       } catch (error) {
         // A host key that cannot be read, a port taken: the HTTP side is listening already.
+        await ftnWorkers.stop();
         await app.close();
         await metricsListener?.close();
         throw error;
@@ -92,6 +101,10 @@ export async function serveBoard(config: Config, options: ServeBoardOptions = {}
     warnings,
     ssh: terminal?.ssh ?? null,
     telnet: terminal?.telnet ?? null,
+    binkp:
+      ftnWorkers?.binkpPort == null
+        ? null
+        : { address: config.contentServers.binkp.address, port: ftnWorkers.binkpPort },
     async stop() {
       try {
         // First: a caller in a terminal is told why the line drops, rather than cut mid-screen.
@@ -100,6 +113,7 @@ export async function serveBoard(config: Config, options: ServeBoardOptions = {}
         const drainMs = config.contentServers.web.shutdownDrainSeconds * 1000;
         if (drainMs > 0) await new Promise((resolve) => setTimeout(resolve, drainMs));
         await app.close();
+        await ftnWorkers?.stop();
         await metricsListener?.close();
       } finally {
         await board.close();

@@ -76,6 +76,8 @@ const COMMUNITY_ENDPOINTS = [
   'POST /users/me/ssh-keys',
   'GET /users/me/ssh-keys',
   'DELETE /users/me/ssh-keys/{id}',
+  // The operator's view of the FTN networks ("Networks": what `baud ftn status` shows).
+  'GET /admin/ftn',
 ] as const;
 
 const PREFIX = '/_baud/api/v1';

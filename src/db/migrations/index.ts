@@ -15,6 +15,7 @@ import { sessionViaMigration } from './0013-session-via.js';
 import { mailMigration } from './0014-mail.js';
 import { sshKeysMigration } from './0015-ssh-keys.js';
 import { ftnLinksMigration } from './0016-ftn-links.js';
+import { ftnEchomailMigration } from './0017-ftn-echomail.js';
 import type { Dialect } from './dialect.js';
 
 /**
@@ -39,5 +40,6 @@ export function boardMigrations(dialect: Dialect): Record<string, Migration> {
     '0014-mail': mailMigration,
     '0015-ssh-keys': sshKeysMigration(dialect),
     '0016-ftn-links': ftnLinksMigration,
+    '0017-ftn-echomail': ftnEchomailMigration(dialect),
   };
 }

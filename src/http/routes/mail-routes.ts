@@ -12,7 +12,9 @@ const summaryFields = {
   uuid: Type.String({ format: 'uuid' }),
   messageId: Type.Integer(),
   from: Type.String({ description: 'The sender’s username.' }),
-  to: Type.String({ description: 'The recipient’s username.' }),
+  to: Type.String({
+    description: 'The recipient’s username; for netmail `Name@zone:net/node[.point]` (the sender’s copy).',
+  }),
   subject: Type.String(),
   timestamp: Type.String({ format: 'date-time' }),
   read: Type.Boolean({ description: 'The recipient’s read flag; always true on the sender’s copy.' }),
@@ -52,7 +54,11 @@ const FoundMail = Type.Object(
 
 const SendBody = Type.Object(
   {
-    to: Type.String({ description: 'The recipient’s username, any case.' }),
+    to: Type.String({
+      description:
+        'The recipient’s username, any case; or `Name@zone:net/node[.point]` (`@network` after it where zones ' +
+        'overlap) to send netmail through the board’s FTN network.',
+    }),
     subject: Type.String({ description: '1..72 characters (Unicode code points) after trimming.' }),
     body: Type.String({ description: 'Not blank; at most 65,536 bytes of UTF-8.' }),
     replyToUuid: Type.Optional(Type.String({ format: 'uuid', description: 'A mail you hold (either box).' })),
@@ -105,7 +111,9 @@ export function registerMailRoutes(fastify: FastifyInstance, board: Board, curso
         description:
           'Answers 201 with `Location` and the mail as `GET /mail/{uuid}` shows it. An unknown, pending or locked ' +
           'recipient is one answer (404); a recipient who blocked you 403; at most 30 mails per 10 minutes (429 ' +
-          'with `Retry-After`, counted on every node).',
+          'with `Retry-After`, counted on every node). `to: "Name@21:1/100"` sends netmail: the mail stays in your ' +
+          'sent box and goes out to the network’s hub; an address that does not read or that no network of the ' +
+          'board reaches → 400 `mail.invalid-netmail-address`.',
         querystring: StripAnsiQuery,
         body: SendBody,
         response: { 201: MailDetail, ...ProblemResponses(401, 403, 404, 415, 429) },
