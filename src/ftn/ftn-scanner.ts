@@ -6,6 +6,7 @@ import type { MessageNetwork } from '../messages/message-network.js';
 import { parseStoredNetwork } from '../messages/message-network.js';
 import type { StoredMessage } from '../messages/message-reads.js';
 import type { MessageStore } from '../messages/message-store.js';
+import { formatBundleName, writeBundle } from './bundle.js';
 import { compareNetNodes, type FtnAddress, type NetNode, parseFtnAddress } from './ftn-address.js';
 import { chooseCharset, encodeFtnTextCut } from './ftn-charset.js';
 import { formatFtnDateTime, ftnDateTimeOf, parseTzutc } from './ftn-date.js';
@@ -59,19 +60,25 @@ const KLUDGES_NOT_FORWARDED: ReadonlySet<string> = new Set(['MSGID', 'REPLY', 'C
 class LostPass extends Error {}
 
 /**
- * The name a link's packet goes by: from the network, the link and the smallest message id in it.
+ * What a link's mail goes out as: an ArcMail bundle (a zip named `<8 hex>.<day><n>`, compressed,
+ * as hubs expect) holding one packet, both named from the network, the link and the smallest
+ * message id in it.
  *
- * A crash can come after the packet was renamed into the outbound and before the transaction that
+ * A crash can come after the bundle was renamed into the outbound and before the transaction that
  * moves the cursors commits. The next pass then packs the same messages again, from the same
  * cursor, for the same link, with the same MSGIDs (the serial counter rolled back with the
- * cursors) — and so the same smallest id: the packet gets the same name, and its rename replaces
- * the first copy instead of queueing a second. Had the mailer already sent the first copy, the
- * hub refuses the second as duplicates, by MSGID. Outside a crash no two packets of a link share
- * their smallest id, so no name repeats.
+ * cursors) — and so the same smallest id: on the same day the bundle gets the same name, and its
+ * rename replaces the first copy instead of queueing a second. A pass on another day names it for
+ * that day; had the mailer already sent the first copy, the hub refuses the second as duplicates,
+ * by MSGID. Outside a crash no two bundles of a link share their smallest id, so no name repeats.
  */
-function packetName(network: string, link: FtnLink, smallestMessageId: number): string {
+function bundleOf(network: string, link: FtnLink, smallestMessageId: number, now: Date, packet: Buffer) {
   const digest = createHash('sha256').update(`${network}\0${link.name}\0${smallestMessageId}`).digest('hex');
-  return `${digest.slice(0, 8)}.pkt`;
+  const stem = digest.slice(0, 8);
+  return {
+    name: formatBundleName(Number.parseInt(stem, 16), now.getUTCDay(), 0),
+    bytes: writeBundle([{ name: `${stem}.pkt`, data: packet }], { modifiedAt: now }),
+  };
 }
 
 /**
@@ -374,7 +381,7 @@ export function createFtnScanner(deps: {
       }
     }
 
-    // One packet per link, written under a dot name (the mailer skips those) and synced.
+    // One bundle per link, written under a dot name (the mailer skips those) and synced.
     const byLink = new Map<FtnLink, { messageIds: number[]; packed: PackedMessage[] }>();
     for (const message of outgoing) {
       for (const [link, packed] of message.perLink) {
@@ -388,12 +395,12 @@ export function createFtnScanner(deps: {
     try {
       for (const [link, { messageIds, packed }] of byLink) {
         const directory = network.spool().outboundFor(link.address);
-        const name = packetName(network.name, link, Math.min(...messageIds));
-        const temporary = path.join(directory, `.${name}.tmp`);
-        const bytes = writePacket(
+        const packet = writePacket(
           { origin: ours, destination: link.address, createdAt: ftnDateTimeOf(now, 0), password: link.packetPassword },
           packed,
         );
+        const { name, bytes } = bundleOf(network.name, link, Math.min(...messageIds), now, packet);
+        const temporary = path.join(directory, `.${name}.tmp`);
         const handle = await open(temporary, 'w');
         try {
           await handle.writeFile(bytes);

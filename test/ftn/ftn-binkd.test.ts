@@ -11,6 +11,7 @@ import { runBaud } from '../support/run-baud.js';
 import { describeEachDialect, fakeClock } from '../support/test-board.js';
 import {
   API,
+  bundledPacket,
   createFtnTestBoard,
   type FtnTestBoard,
   filesIn,
@@ -102,9 +103,9 @@ describeWithBinkd('a board polling binkd as its hub', (dialect) => {
       toss: { ...NO_TOSS, files: 1, packets: 1, echomail: 1, netmail: 1 },
     });
 
-    // What binkd holds is the packet we wrote, byte for byte, and the post's text in it exactly.
+    // What binkd holds is the bundle we wrote, byte for byte, and the post's text in its packet exactly.
     expect(readFileSync(path.join(binkd.inbound, ourName)).equals(ourBytes)).toBe(true);
-    const [sent] = [...readPacket(readFileSync(path.join(binkd.inbound, ourName))).messages].map(unpackMessage);
+    const [sent] = bundledPacket(readFileSync(path.join(binkd.inbound, ourName))).messages;
     expect([sent?.subject, sent?.body.text, sent?.body.charset]).toEqual([
       'Hello binkd',
       'Sent from baud.\nSecond line: naïve ✓',

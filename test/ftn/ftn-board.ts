@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Dialect } from '../../src/db/database.js';
+import { readBundle } from '../../src/ftn/bundle.js';
 import { type FtnAddress, parseFtnAddress } from '../../src/ftn/ftn-address.js';
 import type { FtnDateTime } from '../../src/ftn/ftn-date.js';
 import {
@@ -152,7 +153,21 @@ export function filesIn(directory: string): string[] {
   return readdirSync(directory).sort();
 }
 
-/** The packets waiting in a link's outbound, read back: header and unpacked messages. */
+/** The packet in an outbound bundle (baud writes one per bundle), read back: header and unpacked messages. */
+export function bundledPacket(bundle: Buffer): {
+  header: PacketHeader;
+  messages: UnpackedMessage[];
+  packed: PackedMessage[];
+} {
+  const entries = readBundle(bundle);
+  const [entry] = entries;
+  if (entries.length !== 1 || entry === undefined) throw new Error(`a bundle of ${entries.length} entries, not one`);
+  const packet = readPacket(entry.data);
+  const packed = [...packet.messages];
+  return { header: packet.header, messages: packed.map(unpackMessage), packed };
+}
+
+/** The bundles waiting in a link's outbound, each with its packet read back. */
 export function outboundPackets(
   board: FtnTestBoard,
   link: string,
@@ -160,9 +175,5 @@ export function outboundPackets(
   const directory = board.network.spool().outboundFor(at(link));
   return filesIn(directory)
     .filter((name) => !name.startsWith('.'))
-    .map((name) => {
-      const packet = readPacket(readFileSync(path.join(directory, name)));
-      const packed = [...packet.messages];
-      return { name, header: packet.header, messages: packed.map(unpackMessage), packed };
-    });
+    .map((name) => ({ name, ...bundledPacket(readFileSync(path.join(directory, name))) }));
 }

@@ -68,7 +68,7 @@ describeEachDialect('FTN scanner', (dialect) => {
 
     const [packet, ...others] = outboundPackets(board, HUB);
     expect(others).toEqual([]);
-    expect(packet?.name).toMatch(/^[0-9a-f]{8}\.pkt$/);
+    expect(packet?.name).toMatch(/^[0-9a-f]{8}\.(su|mo|tu|we|th|fr|sa)0$/);
     expect(packet?.header).toMatchObject({
       origin: { zone: 21, net: 1, node: 999, point: 0 },
       destination: { zone: 21, net: 1, node: 100, point: 0 },
