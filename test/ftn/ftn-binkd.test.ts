@@ -68,7 +68,7 @@ describeWithBinkd('a board polling binkd as its hub', (dialect) => {
     return board;
   }
 
-  it('sends a post and receives the hub’s echomail and netmail byte for byte, and nothing twice', async () => {
+  it('sends a post and a netmail and receives the hub’s echomail and netmail byte for byte, and nothing twice', async () => {
     const binkd = binkdHub(cleanUps);
     const board = await boardPolling(binkd);
     const fromHub = packetFrom([hubEchomail(), hubNetmail()]);
@@ -80,9 +80,16 @@ describeWithBinkd('a board polling binkd as its hub', (dialect) => {
       payload: { subject: 'Hello binkd', message: 'Sent from baud.\nSecond line: naïve ✓' },
     });
     expect(posted.statusCode).toBe(201);
+    const mailed = await board.app.inject({
+      method: 'POST',
+      url: `${API}/mail`,
+      headers: board.alice.auth,
+      payload: { to: 'Hub Sysop@21:1/100', subject: 'Node number', body: 'Thank you for 21:1/999.' },
+    });
+    expect(mailed.statusCode).toBe(201);
 
     // Packed first, to keep the packet's bytes; the poll's own scan then finds nothing more.
-    expect(await board.board.ftn.scan('fsxnet')).toEqual([{ ...NO_SCAN, echomail: 1, packets: 1 }]);
+    expect(await board.board.ftn.scan('fsxnet')).toEqual([{ ...NO_SCAN, echomail: 1, netmail: 1, packets: 1 }]);
     const outbound = board.network.spool().outboundFor(board.network.hub.address);
     const [ourName = ''] = filesIn(outbound);
     const ourBytes = readFileSync(path.join(outbound, ourName));
@@ -105,12 +112,20 @@ describeWithBinkd('a board polling binkd as its hub', (dialect) => {
 
     // What binkd holds is the bundle we wrote, byte for byte, and the post's text in its packet exactly.
     expect(readFileSync(path.join(binkd.inbound, ourName)).equals(ourBytes)).toBe(true);
-    const [sent] = bundledPacket(readFileSync(path.join(binkd.inbound, ourName))).messages;
+    const [sent, netmail] = bundledPacket(readFileSync(path.join(binkd.inbound, ourName))).messages;
     expect([sent?.subject, sent?.body.text, sent?.body.charset]).toEqual([
       'Hello binkd',
       'Sent from baud.\nSecond line: naïve ✓',
       'UTF-8',
     ]);
+    // The netmail for the hub's sysop, addressed to them (INTL), in the same bundle.
+    expect([netmail?.toName, netmail?.subject, netmail?.body.text, netmail?.body.area]).toEqual([
+      'Hub Sysop',
+      'Node number',
+      'Thank you for 21:1/999.',
+      null,
+    ]);
+    expect(netmail?.body.kludges).toContainEqual({ name: 'INTL', value: '21:1/100 21:1/999' });
     expect(filesIn(outbound)).toEqual([]);
 
     // What the hub's packet said is what the area shows.
