@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, truncateSync } from 'node:fs';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, expect, it } from 'vitest';
@@ -277,6 +277,32 @@ describeEachDialect('FTN tosser', (dialect) => {
       { fileName: '00000003.pkt', outcome: 'bad' },
       { fileName: 'readme.txt', outcome: 'bad' },
     ]);
+  });
+
+  it('moves a packet and a bundle of 4 GiB to bad by their size, reading none of either', async () => {
+    const { inbound, bad } = board.network.spool();
+    const size = 4 * 1024 ** 3;
+    // Sparse files: a real start, then 4 GiB of nothing on disk. Reading one whole would throw
+    // (past Node's 2 GiB buffer limit) and fail the toss.
+    dropInbound(board, '00000031.pkt', packetFrom([hubEchomail()]));
+    truncateSync(path.join(inbound, '00000031.pkt'), size);
+    dropInbound(
+      board,
+      '0badcafe.we0',
+      writeBundle([{ name: 'aaaa0001.pkt', data: packetFrom([hubEchomail()]) }], {
+        modifiedAt: new Date('2026-11-20T10:00:00Z'),
+      }),
+    );
+    truncateSync(path.join(inbound, '0badcafe.we0'), size);
+    expect(await toss()).toEqual({ ...EMPTY_REPORT, files: 2, bad: 2 });
+    expect(filesIn(inbound)).toEqual([]);
+    for (const name of ['00000031.pkt', '0badcafe.we0']) {
+      expect(statSync(path.join(bad, name)).size).toBe(size);
+      expect(readFileSync(path.join(bad, `${name}.reason.txt`), 'utf8')).toBe(
+        '4294967296 bytes: larger than the 67108864 bytes a packet or bundle is read up to\n',
+      );
+    }
+    expect(await areaMessages('fsx_gen')).toEqual([]);
   });
 
   it('keeps messages with nowhere to go in bad, as a packet that can be tossed again, and imports the rest', async () => {
