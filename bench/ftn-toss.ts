@@ -176,6 +176,7 @@ export async function writeTossFixture(
   for (let index = 0; index < messageCount; index += 1) {
     const message = generatedMessage(index, echoTags);
     packed.push(message);
+    // The body and, about, the packed header's 14 bytes, the date's 20 and the names and subject.
     packedBytes += message.body.length + 60;
     if (packedBytes >= PACKET_BYTES) await closePacket();
     if (index % 10_000 === 0) progress.update(`  packing echomail: ${index.toLocaleString('en-US')} messages`);
