@@ -12,18 +12,19 @@ export interface BaudInstallation {
 
 /**
  * Runs `baud <args> --config <file> --json` as an operator would and returns its parsed JSON
- * output. Each stderr line goes to `onStderrLine` (progress of long commands); a non-zero exit
- * fails with the command's own message.
+ * output. Each stderr line goes to `onStderrLine` (progress of long commands); `onSpawn` gets the
+ * process id at once (to watch its memory); a non-zero exit fails with the command's own message.
  */
 export function runBaudCommand<T>(
   baud: BaudInstallation,
   args: readonly string[],
-  options: { input?: string; onStderrLine?: (line: string) => void } = {},
+  options: { input?: string; onStderrLine?: (line: string) => void; onSpawn?: (pid: number) => void } = {},
 ): Promise<T> {
   return new Promise((resolve, reject) => {
     const child = spawn(baud.baudCommand, [...args, '--config', baud.configPath, '--json'], {
       stdio: ['pipe', 'pipe', 'pipe'],
     });
+    if (child.pid !== undefined) options.onSpawn?.(child.pid);
     let stdout = '';
     let stderr = '';
     let partial = '';

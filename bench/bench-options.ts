@@ -22,10 +22,11 @@ and measures every scenario of issue 16 against a bare node:http server returnin
 bytes, in the same run. Prints a table, writes bench/results/<time>.json and regenerates the
 generated part of docs/PERFORMANCE.md.
 
-  --quick              100,000 messages, 64 MiB transfers, 1 s warm-up + 3 s per figure (< 3 min)
+  --quick              100,000 messages, 64 MiB transfers, 20,000 echomail to toss, 1 s warm-up + 3 s per figure
   --pg                 also run on PostgreSQL (${DEFAULT_POSTGRES_URL}, fresh schema, dropped after)
   --pg-url <url>       PostgreSQL server to use with --pg
   --messages <n>       messages in the area (default 1,000,000; --quick 100,000)
+  --ftn-messages <n>   echomail messages in the packet set baud ftn toss takes (default 100,000; --quick 20,000)
   --duration <s>       measured seconds per figure (default 10; --quick 3)
   --warmup <s>         warm-up seconds before each figure (default 3; --quick 1)
   --connections <n>    connections for the read scenarios (default 50)
@@ -51,6 +52,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions | null 
       pg: { type: 'boolean', default: false },
       'pg-url': { type: 'string' },
       messages: { type: 'string' },
+      'ftn-messages': { type: 'string' },
       duration: { type: 'string' },
       warmup: { type: 'string' },
       connections: { type: 'string' },
@@ -69,6 +71,7 @@ export function parseBenchOptions(argv: readonly string[]): BenchOptions | null 
     settings: {
       quick,
       messageCount: positiveInteger('messages', values.messages, quick ? 100_000 : 1_000_000),
+      ftnTossMessages: positiveInteger('ftn-messages', values['ftn-messages'], quick ? 20_000 : 100_000),
       transferBytes: (quick ? 64 : 512) * MiB,
       durationSeconds: positiveInteger('duration', values.duration, quick ? 3 : 10),
       warmupSeconds: warmupText === '0' ? 0 : positiveInteger('warmup', warmupText, quick ? 1 : 3),

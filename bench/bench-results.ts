@@ -109,6 +109,61 @@ export interface TerminalCallersResult {
   readonly problem: string | null;
 }
 
+/** `baud ftn toss` of a generated packet set (bundles of echomail from the hub), as its own process. */
+export interface FtnTossResult {
+  /** Echomail messages generated into the bundles. */
+  readonly messages: number;
+  readonly bundles: number;
+  readonly packets: number;
+  /** The bundles' bytes (zipped). */
+  readonly bytes: number;
+  /** Echomail messages the toss reported imported. */
+  readonly tossed: number;
+  /** From spawning `baud ftn toss` to its exit: start-up included. */
+  readonly seconds: number;
+  /** tossed ÷ seconds. */
+  readonly messagesPerSec: number;
+  /** The toss process's VmHWM, read until it exited. */
+  readonly peakRssBytes: number;
+  /** A miscount (tossed ≠ generated), duplicates, bad files, files left: the figure cannot be trusted. */
+  readonly problem: string | null;
+}
+
+/** Posting into one area under the load of the post scenario, timed here per request (sub-millisecond). */
+export interface PostTimes {
+  readonly areaTag: string;
+  /** Posts answered 201 in the measured rounds. */
+  readonly posts: number;
+  readonly seconds: number;
+  readonly reqPerSec: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+}
+
+/**
+ * The post scenario into an area of no network and into an echomail area of the board's network,
+ * in alternating rounds on the same node, whose scanner exports the echomail posts meanwhile.
+ */
+export interface EchomailPostingResult {
+  readonly connections: number;
+  /** Rounds of each area, taking turns at going first. */
+  readonly rounds: number;
+  readonly roundSeconds: number;
+  readonly plain: PostTimes;
+  readonly echomail: PostTimes;
+  /** echomail p50 ÷ plain p50. */
+  readonly ratio: number;
+  /** Posts into the echomail area answered 201, warm-up included: each must be exported. */
+  readonly echomailPosted: number;
+  /** Of those, messages found in the packets in the hub's outbound after the rounds. */
+  readonly exported: number;
+  /** Packets the scanner wrote into the hub's outbound. */
+  readonly packets: number;
+  /** The longest wait, after an echomail round's last post, until the outbound held every post so far. */
+  readonly exportLagSeconds: number;
+  readonly problem: string | null;
+}
+
 export interface LoginCost {
   /** Median time of one argon2 verification of the stored hash, alone, in this process. */
   readonly argon2Ms: number;
@@ -157,6 +212,10 @@ export interface DatabaseRun {
   readonly eventFanout: EventFanoutResult | null;
   /** Measured on a node of the board that takes SSH callers, started for it; null when it could not run at all. */
   readonly terminalCallers: TerminalCallersResult | null;
+  /** Posting with and without an echomail area (null when it could not run at all). */
+  readonly echomailPosting: EchomailPostingResult | null;
+  /** `baud ftn toss` after the server stopped (null when it could not run at all). */
+  readonly ftnToss: FtnTossResult | null;
   /** `VmHWM` of the server when it stopped: its highest RSS during the whole run. */
   readonly peakRssBytes: number;
   readonly problems: readonly string[];
@@ -165,6 +224,8 @@ export interface DatabaseRun {
 export interface BenchSettings {
   readonly quick: boolean;
   readonly messageCount: number;
+  /** Echomail messages in the generated packet set `baud ftn toss` takes. */
+  readonly ftnTossMessages: number;
   readonly transferBytes: number;
   readonly durationSeconds: number;
   readonly warmupSeconds: number;

@@ -6,6 +6,7 @@ import Database from 'better-sqlite3';
 import { type BaudInstallation, type RunningServer, runBaudCommand, startBaudServer } from './baud-process.js';
 import type { DatabaseKind } from './bench-results.js';
 import type { Cleanup } from './cleanup.js';
+import { ftnBoardConfig } from './ftn-toss.js';
 import {
   analyzeSchema,
   boardDatabaseUrl,
@@ -65,8 +66,11 @@ export interface BoardUnderTest {
  * beside the bench's), because the event fan-out opens all its 1,000 streams as the bench's reader.
  * And one more: a sender may send 1,000,000 mails a window (default 30), so the send scenario
  * measures sending, not the refusal; its window's upsert still runs on every mail.
+ * With `isInFtnNetwork` the board is in an FTN network (`ftnBoardConfig`): a conference of echo
+ * areas, the hub never polled; every node of the board then runs the network's scanner.
  */
-function boardConfig(dataDir: string, databaseUrl: string, logLevel: string) {
+function boardConfig(dataDir: string, databaseUrl: string, logLevel: string, isInFtnNetwork: boolean) {
+  const ftn = isInFtnNetwork ? ftnBoardConfig() : null;
   return {
     general: { boardName: 'baud bench' },
     paths: { dataDir },
@@ -82,7 +86,11 @@ function boardConfig(dataDir: string, databaseUrl: string, logLevel: string) {
     },
     events: { maxStreamsPerUser: 1000, maxStreamsPerNode: 2000 },
     mail: { maxSendsPerWindow: 1_000_000 },
-    messageConferences: { main: { name: 'Main', areas: { [MESSAGE_AREA]: { name: 'General' } } } },
+    messageConferences: {
+      main: { name: 'Main', areas: { [MESSAGE_AREA]: { name: 'General' } } },
+      ...(ftn ? { echomail: ftn.conference } : {}),
+    },
+    ...(ftn ? { ftn: ftn.ftn } : {}),
     fileBase: {
       storageTags: { main: 'files' },
       areas: { [FILE_AREA]: { name: 'Uploads', storageTags: ['main'], acs: { write: 'GM[users]' } } },
@@ -140,6 +148,8 @@ export async function startBoardUnderTest(options: {
   readonly fixture: string;
   readonly messageCount: number;
   readonly logLevel: string;
+  /** Puts the board in the bench's FTN network (see `boardConfig`). */
+  readonly isInFtnNetwork?: boolean;
   readonly progress: Progress;
   readonly cleanup: Cleanup;
 }): Promise<BoardUnderTest> {
@@ -222,6 +232,7 @@ function createBoard(
     readonly postgresUrl: string;
     readonly dir: string;
     readonly logLevel: string;
+    readonly isInFtnNetwork?: boolean;
     readonly cleanup: Cleanup;
   },
   baudCommand: string,
@@ -238,7 +249,7 @@ function createBoard(
     if (schema !== '') await dropSchema(options.postgresUrl, schema);
   };
   if (schema !== '') cleanup.defer(`drop PostgreSQL schema ${schema}`, drop);
-  const config = boardConfig(dir, databaseUrl, options.logLevel);
+  const config = boardConfig(dir, databaseUrl, options.logLevel, options.isInFtnNetwork === true);
   const configPath = path.join(dir, 'config.hjson');
   writeFileSync(configPath, JSON.stringify(config, null, 2));
   const terminalConfigPath = path.join(dir, 'terminal-node.hjson');

@@ -6,7 +6,9 @@ import type {
   BenchSettings,
   DatabaseKind,
   DatabaseRun,
+  EchomailPostingResult,
   EventFanoutResult,
+  FtnTossResult,
   LoginCost,
   RequestScenarioResult,
   TerminalCallersResult,
@@ -22,6 +24,8 @@ import {
 import type { CeilingServer } from './ceiling.js';
 import type { Cleanup } from './cleanup.js';
 import { measureEventFanout } from './event-fanout.js';
+import { measureEchomailPosting } from './ftn-export.js';
+import { ECHO_AREAS, ftnSpool, measureFtnToss, POSTED_ECHO_AREA, type TossFixture } from './ftn-toss.js';
 import { JSON_HEADERS, logIn, requestJson } from './http-client.js';
 import type { LoadDriver } from './load-driver.js';
 import { THREAD_LEVELS, THREAD_MESSAGES } from './message-fixture.js';
@@ -223,9 +227,10 @@ async function measureLoginCost(board: BoardUnderTest, rounds: number, loginReqP
 
 /**
  * Everything measured on one database: a seeded, started board; the request scenarios,
- * each against the ceiling in the same minute; login's argon2 cost; upload and download; event
- * fan-out to 1,000 streams on a second node of the board; idle SSH callers and login → main menu
- * on a third.
+ * each against the ceiling in the same minute; posting with and without an echomail area (the
+ * board is in an FTN network); login's argon2 cost; upload and download; event fan-out to 1,000
+ * streams on a second node of the board; idle SSH callers and login → main menu on a third; and,
+ * once no node runs, `baud ftn toss` of the generated packet set.
  */
 export async function runDatabase(options: {
   readonly database: DatabaseKind;
@@ -235,6 +240,8 @@ export async function runDatabase(options: {
   /** The same build with no search index writes, whose import rate is measured first. */
   readonly baudCommandWithoutIndex: string;
   readonly fixture: string;
+  /** The echomail bundles `baud ftn toss` takes at the end. */
+  readonly tossFixture: TossFixture;
   readonly transferFile: TransferFile;
   readonly settings: BenchSettings;
   readonly driver: LoadDriver;
@@ -252,6 +259,7 @@ export async function runDatabase(options: {
     fixture: options.fixture,
     messageCount: settings.messageCount,
     logLevel: settings.logLevel,
+    isInFtnNetwork: true,
     progress,
     cleanup: options.cleanup,
   });
@@ -337,6 +345,28 @@ export async function runDatabase(options: {
     const result = await measureRequestScenario(await scenario(), { apiUrl, driver, ceiling, settings, progress });
     results.push(result);
     if (result.problem) problems.push(result.problem);
+  }
+
+  // Issue 35: the post scenario with and without an echomail area, the node's scanner exporting.
+  let echomailPosting: EchomailPostingResult | null = null;
+  try {
+    echomailPosting = await measureEchomailPosting({
+      apiUrl,
+      bearer,
+      plainAreaTag: MESSAGE_AREA,
+      echoAreaTag: POSTED_ECHO_AREA,
+      echoTag: ECHO_AREAS[POSTED_ECHO_AREA] ?? '',
+      outbound: ftnSpool(options.dir).hubOutbound,
+      connections: settings.writeConnections,
+      // Short rounds, taking turns often: both areas see the same neighbours on a shared machine.
+      rounds: settings.quick ? 6 : 10,
+      roundSeconds: settings.quick ? 1 : 2,
+      warmupSeconds: settings.warmupSeconds,
+      progress,
+    });
+    if (echomailPosting.problem) problems.push(echomailPosting.problem);
+  } catch (error) {
+    problems.push(`posting with an echomail area: ${(error as Error).message}`);
   }
 
   const loginResult = results.find((result) => result.id === 'login');
@@ -469,6 +499,16 @@ export async function runDatabase(options: {
 
   const peakRssBytes = peakResidentBytes(server.pid);
   await server.stop();
+
+  // Issue 35: the toss, as an operator runs it, once no node of the board runs (a serving node
+  // tosses the inbound itself: the two would share the files).
+  let ftnToss: FtnTossResult | null = null;
+  try {
+    ftnToss = await measureFtnToss({ baud: board.baud, dataDir: options.dir, fixture: options.tossFixture, progress });
+    if (ftnToss.problem) problems.push(ftnToss.problem);
+  } catch (error) {
+    problems.push(`FTN toss: ${(error as Error).message}`);
+  }
   return {
     database: options.database,
     messageCount: settings.messageCount,
@@ -485,6 +525,8 @@ export async function runDatabase(options: {
     download,
     eventFanout,
     terminalCallers,
+    echomailPosting,
+    ftnToss,
     peakRssBytes,
     problems,
   };

@@ -4,7 +4,9 @@ import type {
   BenchRun,
   DatabaseKind,
   DatabaseRun,
+  EchomailPostingResult,
   EventFanoutResult,
+  FtnTossResult,
   TerminalCallersResult,
   TransferResult,
 } from './bench-results.js';
@@ -109,6 +111,67 @@ function eventFanoutTable(style: Style, fanout: EventFanoutResult | null): strin
   );
 }
 
+/**
+ * Issue 35: `baud ftn toss` of the generated bundles, and the post scenario with and without an
+ * echomail area (p50s timed to the microsecond by the bench itself, not autocannon).
+ */
+function ftnTables(style: Style, toss: FtnTossResult | null, posting: EchomailPostingResult | null): string {
+  const tossRow = toss
+    ? [
+        `${count(toss.messages)} echomail messages in ${count(toss.bundles)} bundles (${count(toss.packets)} packets, ${mib(toss.bytes)} zipped)`,
+        `${count(toss.tossed)}${toss.problem ? ' FAILED (below)' : ''}`,
+        `${toss.seconds.toFixed(1)} s`,
+        `${count(toss.messagesPerSec)} messages/s`,
+        mib(toss.peakRssBytes),
+      ]
+    : ['not measured (below)', '—', '—', '—', '—'];
+  const tossTable = table(
+    style,
+    ['`baud ftn toss` as its own process, start-up included', 'tossed', 'time', 'rate', 'peak RSS (VmHWM)'],
+    [tossRow],
+    ['left', 'right', 'right', 'right', 'right'],
+  );
+  const headers = ['posting, one node, its scanner exporting', 'posts', 'posts/s', 'p50', 'p99'];
+  const align: Align[] = ['left', 'right', 'right', 'right', 'right'];
+  if (!posting)
+    return `${tossTable}
+
+${table(style, headers, [['not measured (below)', '—', '—', '—', '—']], align)}`;
+  const row = (title: string, times: EchomailPostingResult['plain']) => [
+    `${title} (\`${times.areaTag}\`)`,
+    count(times.posts),
+    count(times.reqPerSec),
+    ms(times.p50Ms),
+    ms(times.p99Ms),
+  ];
+  const postingTable = table(
+    style,
+    headers,
+    [
+      row('into an area of no network', posting.plain),
+      row('into an echomail area, exported', posting.echomail),
+      [
+        `echomail p50 ÷ plain p50, ${posting.rounds} rounds of ${posting.roundSeconds} s each, ${posting.connections} connections`,
+        '',
+        '',
+        `×${posting.ratio.toFixed(3)}`,
+        '',
+      ],
+      [
+        `exported to the hub's outbound${posting.problem ? ' — FAILED (below)' : ''}`,
+        `${count(posting.exported)} / ${count(posting.echomailPosted)}`,
+        `${count(posting.packets)} packets`,
+        `caught up ≤ ${posting.exportLagSeconds.toFixed(2)} s after a round`,
+        '',
+      ],
+    ],
+    align,
+  );
+  return `${tossTable}
+
+${postingTable}`;
+}
+
 /** Idle SSH callers on their own node, then login → main menu one caller at a time (with a key, with a password). */
 function terminalTables(style: Style, terminal: TerminalCallersResult | null): string {
   const idleHeaders = [
@@ -209,7 +272,7 @@ function otherFigures(style: Style, run: DatabaseRun): string {
   }
   const problems =
     run.problems.length > 0 ? `\n\nFailures:\n${run.problems.map((problem) => `- ${problem}`).join('\n')}` : '';
-  return `${transfers}\n\n${eventFanoutTable(style, run.eventFanout)}\n\n${terminalTables(style, run.terminalCallers)}\n\n${table(style, ['figure', 'value'], facts)}${problems}`;
+  return `${transfers}\n\n${eventFanoutTable(style, run.eventFanout)}\n\n${terminalTables(style, run.terminalCallers)}\n\n${ftnTables(style, run.ftnToss, run.echomailPosting)}\n\n${table(style, ['figure', 'value'], facts)}${problems}`;
 }
 
 function targetTable(style: Style, report: TargetReport, runs: readonly DatabaseRun[]): string {
@@ -231,7 +294,7 @@ function targetTable(style: Style, report: TargetReport, runs: readonly Database
 function runSummary(run: BenchRun): string[] {
   const { settings, machine } = run;
   return [
-    `Run: ${settings.quick ? '--quick' : 'full'} — ${count(settings.messageCount)} messages in one area, ${mib(settings.transferBytes)} upload/download; autocannon in its own process, ${settings.readConnections} connections (${settings.writeConnections} for posting and login), ${settings.warmupSeconds} s warm-up + ${settings.durationSeconds} s measured per figure; baud's request log at \`${settings.logLevel}\` into a file.`,
+    `Run: ${settings.quick ? '--quick' : 'full'} — ${count(settings.messageCount)} messages in one area, ${mib(settings.transferBytes)} upload/download, ${count(settings.ftnTossMessages)} echomail messages to toss; autocannon in its own process, ${settings.readConnections} connections (${settings.writeConnections} for posting and login), ${settings.warmupSeconds} s warm-up + ${settings.durationSeconds} s measured per figure; baud's request log at \`${settings.logLevel}\` into a file.`,
     `Machine: ${machine.cpuModel}, ${machine.cores} cores, ${(machine.memoryBytes / 1024 / MiB).toFixed(0)} GiB RAM, Node ${machine.node}, ${machine.os}; 1-minute load average ${machine.loadAverage.toFixed(2)} at start.`,
     `Code: ${run.build.source === 'head' ? `commit ${machine.commit}` : `the working tree on commit ${machine.commit} with ${machine.uncommittedSrcFiles} uncommitted file(s) under src/`}, compiled with tsc in ${run.build.seconds.toFixed(1)} s${run.build.typeErrors.length > 0 ? ` (${run.build.typeErrors.length} type errors reported, code emitted anyway)` : ''}.`,
   ];

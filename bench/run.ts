@@ -22,6 +22,7 @@ import { startCeilingServer } from './ceiling.js';
 import { createCleanup } from './cleanup.js';
 import { measureCredentialCosts } from './credential-costs.js';
 import { runDatabase } from './database-run.js';
+import { writeTossFixture } from './ftn-toss.js';
 import { closeConnections } from './http-client.js';
 import { startLoadDriver } from './load-driver.js';
 import { describeMachine } from './machine.js';
@@ -91,6 +92,13 @@ async function main(): Promise<number> {
     `writing the ${(settings.transferBytes / MiB).toFixed(0)} MiB transfer file${settings.quick ? ' (--quick: the full run uses 512 MiB)' : ''} …`,
   );
   const transferFile = await writeTransferFile(path.join(dir, 'transfer.bin'), settings.transferBytes, progress);
+  progress.log(
+    `packing ${settings.ftnTossMessages.toLocaleString('en-US')} echomail messages into bundles for baud ftn toss${settings.quick ? ' (--quick: the full run has 100,000)' : ''} …`,
+  );
+  const tossFixture = await writeTossFixture(path.join(dir, 'ftn-inbound'), settings.ftnTossMessages, progress);
+  progress.log(
+    `  ${tossFixture.files.length} bundles, ${tossFixture.packets} packets, ${(tossFixture.bytes / MiB).toFixed(1)} MiB`,
+  );
 
   const driver = await startLoadDriver(cleanup);
   const ceiling = await startCeilingServer(cleanup);
@@ -106,6 +114,7 @@ async function main(): Promise<number> {
         baudCommand: build.baudCommand,
         baudCommandWithoutIndex: withoutIndex.baudCommand,
         fixture,
+        tossFixture,
         transferFile,
         settings,
         driver,

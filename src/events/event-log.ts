@@ -47,7 +47,7 @@ const PRUNED_THROUGH = 'eventsPrunedThrough';
  */
 const EVENT_ORDER_LOCK = 0x6261_7564;
 
-/** Rows read from the log at once. */
+/** Rows read from the log at once, and written by one statement of `appendMany` (5 parameters a row). */
 export const EVENT_BATCH = 500;
 
 /** The board's durable event log: appended with each change, read in id order, pruned. */
@@ -61,6 +61,12 @@ export interface EventLog {
   onAppend(listener: () => void): () => void;
   /** Appends an event inside `trx`, the transaction of the change; call it last in that transaction. */
   append(trx: Executor, event: NewEvent): Promise<number>;
+  /**
+   * Appends `events` in their order, as `append` would one by one, in a few statements: a toss
+   * announces each packet's hundreds of messages this way (on PostgreSQL one by one took three
+   * round trips each, 9 of a 100,000-message toss's 36 s). Call it last in the transaction.
+   */
+  appendMany(trx: Executor, events: readonly NewEvent[]): Promise<void>;
   /** The newest event's id, 0 for an empty log. */
   latestId(): Promise<number>;
   /** Up to `limit` events after `afterId`, oldest first. */
@@ -124,6 +130,29 @@ export function createEventLog(deps: {
       // SQLite: this transaction commits in the microtasks that follow, before a timer fires.
       else setTimeout(appended, 0);
       return id;
+    },
+
+    async appendMany(trx, batch) {
+      if (batch.length === 0) return;
+      if (dialect === 'postgres') await sql`SELECT pg_advisory_xact_lock(${EVENT_ORDER_LOCK})`.execute(trx);
+      const createdAt = clock.now().toISOString();
+      for (let start = 0; start < batch.length; start += EVENT_BATCH) {
+        await trx
+          .insertInto('events')
+          .values(
+            batch.slice(start, start + EVENT_BATCH).map((event) => ({
+              type: event.type,
+              areaTag: event.areaTag,
+              userId: event.userId,
+              createdAt,
+              data: JSON.stringify(event.data),
+            })),
+          )
+          .execute();
+      }
+      // One wake-up for the batch: listeners read the log from where they are, whatever the payload.
+      if (dialect === 'postgres') await sql`SELECT pg_notify(${channel}, ${String(batch.length)})`.execute(trx);
+      else setTimeout(appended, 0);
     },
 
     async latestId() {

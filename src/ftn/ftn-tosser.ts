@@ -451,9 +451,9 @@ export function createFtnTosser(deps: {
       );
       await journal(skippedCount > 0 ? `${skippedCount} messages kept in bad` : '');
       // Events last: the event log's order lock is held from the first append to the commit.
-      for (const { row, areaTag } of created) {
-        const confTag = areas.messageAreas.get(areaTag)?.confTag ?? '';
-        await events.append(trx, {
+      await events.appendMany(
+        trx,
+        created.map(({ row, areaTag }) => ({
           type: 'message.created',
           areaTag,
           userId: null,
@@ -466,10 +466,10 @@ export function createFtnTosser(deps: {
             fromUserName: row.fromUserName,
             subject: row.subject,
             timestamp: row.timestamp,
-            confTag,
+            confTag: areas.messageAreas.get(areaTag)?.confTag ?? '',
           },
-        });
-      }
+        })),
+      );
       await mail.deliver(trx, delivered);
       return { echomail: echomail.length, netmail, duplicates, skipped: skippedCount };
     });

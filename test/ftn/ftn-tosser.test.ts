@@ -1,7 +1,9 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, truncateSync } from 'node:fs';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, expect, it } from 'vitest';
+import { createEventHub } from '../../src/events/event-hub.js';
+import type { BoardEvent } from '../../src/events/event-log.js';
 import { writeBundle } from '../../src/ftn/bundle.js';
 import { unpackMessage } from '../../src/ftn/ftn-message.js';
 import { readPacket } from '../../src/ftn/packet.js';
@@ -182,6 +184,44 @@ describeEachDialect('FTN tosser', (dialect) => {
     expect(events[1]?.data).toMatchObject({ from: 'Hub Sysop@21:1/100', to: 'alice', subject: 'Welcome', read: false });
   });
 
+  it('announces a packet of 1,201 messages as 1,201 events in message order, and wakes a reader', async () => {
+    // Only a wake-up can deliver them: the reader's timer would fire in an hour.
+    const hub = createEventHub({
+      log: board.board.events,
+      database: board.board.database,
+      pollIntervalMs: 3_600_000,
+      onError: (error) => {
+        throw error;
+      },
+    });
+    await hub.start();
+    const seen: BoardEvent[] = [];
+    hub.subscribe((events) => seen.push(...events));
+    try {
+      // More than one statement's worth of events (500 a statement), in two areas.
+      const subjects = Array.from({ length: 1201 }, (_, index) => `Big packet ${index}`);
+      const messages = subjects.map((subject, index) =>
+        hubEchomail({ area: index % 3 === 0 ? 'FSX_BBS' : 'FSX_GEN', subject, msgIdSerial: 0x5000 + index }),
+      );
+      dropInbound(board, '00000020.pkt', packetFrom(messages));
+      expect(await toss()).toEqual({ ...EMPTY_REPORT, files: 1, packets: 1, echomail: 1201 });
+      await expect.poll(() => seen.length).toBe(1201);
+      expect(seen.map((event) => event.type)).toEqual(subjects.map(() => 'message.created'));
+      expect(seen.map((event) => event.data.subject)).toEqual(subjects);
+      expect(seen.map((event) => event.areaTag)).toEqual(
+        subjects.map((_, index) => (index % 3 === 0 ? 'fsx_bbs' : 'fsx_gen')),
+      );
+      const ids = seen.map((event) => event.id);
+      expect(ids).toEqual([...ids].sort((a, b) => a - b));
+      expect(new Set(ids).size).toBe(1201);
+      const messageIds = seen.map((event) => Number(event.data.messageId));
+      expect(messageIds).toEqual([...messageIds].sort((a, b) => a - b));
+      expect(await board.board.events.readAfter(ids[0] ?? 0, 10_000)).toHaveLength(1200);
+    } finally {
+      await hub.close();
+    }
+  });
+
   it('finds tossed messages with the search', async () => {
     dropInbound(board, '0000000a.pkt', packetFrom([hubEchomail()]));
     await toss();
@@ -237,6 +277,32 @@ describeEachDialect('FTN tosser', (dialect) => {
       { fileName: '00000003.pkt', outcome: 'bad' },
       { fileName: 'readme.txt', outcome: 'bad' },
     ]);
+  });
+
+  it('moves a packet and a bundle of 4 GiB to bad by their size, reading none of either', async () => {
+    const { inbound, bad } = board.network.spool();
+    const size = 4 * 1024 ** 3;
+    // Sparse files: a real start, then 4 GiB of nothing on disk. Reading one whole would throw
+    // (past Node's 2 GiB buffer limit) and fail the toss.
+    dropInbound(board, '00000031.pkt', packetFrom([hubEchomail()]));
+    truncateSync(path.join(inbound, '00000031.pkt'), size);
+    dropInbound(
+      board,
+      '0badcafe.we0',
+      writeBundle([{ name: 'aaaa0001.pkt', data: packetFrom([hubEchomail()]) }], {
+        modifiedAt: new Date('2026-11-20T10:00:00Z'),
+      }),
+    );
+    truncateSync(path.join(inbound, '0badcafe.we0'), size);
+    expect(await toss()).toEqual({ ...EMPTY_REPORT, files: 2, bad: 2 });
+    expect(filesIn(inbound)).toEqual([]);
+    for (const name of ['00000031.pkt', '0badcafe.we0']) {
+      expect(statSync(path.join(bad, name)).size).toBe(size);
+      expect(readFileSync(path.join(bad, `${name}.reason.txt`), 'utf8')).toBe(
+        '4294967296 bytes: larger than the 67108864 bytes a packet or bundle is read up to\n',
+      );
+    }
+    expect(await areaMessages('fsx_gen')).toEqual([]);
   });
 
   it('keeps messages with nowhere to go in bad, as a packet that can be tossed again, and imports the rest', async () => {
