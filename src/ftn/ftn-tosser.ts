@@ -167,6 +167,14 @@ function isMissing(error: unknown): boolean {
   return (error as { code?: unknown }).code === 'ENOENT';
 }
 
+/**
+ * Messages one packet may hold. A packet is read whole before anything is written (so a bad one
+ * is never half-imported), which holds its messages in memory: 600,000 tiny ones took 2.3 GiB.
+ * Mailers cut packets at a few hundred KiB — hundreds of messages — so this is far above any real
+ * packet and keeps a hostile one's toss to about 80 MiB; past it the packet goes to bad/ unread.
+ */
+export const MAX_MESSAGES_PER_PACKET = 20_000;
+
 /** The packet password check (see docs/operator-guide.md "Joining a network"): case-insensitive, as tossers compare. */
 function checkPacketPassword(header: PacketHeader, link: FtnLink): void {
   const expected = link.packetPassword;
@@ -223,6 +231,11 @@ export function createFtnTosser(deps: {
     let number = 0;
     for (const packed of packet.messages) {
       number += 1;
+      if (number > MAX_MESSAGES_PER_PACKET) {
+        throw new RefusedPacket(
+          `the packet holds more than ${MAX_MESSAGES_PER_PACKET.toLocaleString('en-US')} messages (a hub's hold hundreds): refused unread, as tossing it would hold them all in memory`,
+        );
+      }
       let message: UnpackedMessage;
       try {
         message = unpackMessage(packed);

@@ -6,6 +6,7 @@ import { createEventHub } from '../../src/events/event-hub.js';
 import type { BoardEvent } from '../../src/events/event-log.js';
 import { writeBundle } from '../../src/ftn/bundle.js';
 import { unpackMessage } from '../../src/ftn/ftn-message.js';
+import { MAX_MESSAGES_PER_PACKET } from '../../src/ftn/ftn-tosser.js';
 import { readPacket } from '../../src/ftn/packet.js';
 import { describeEachDialect, fakeClock } from '../support/test-board.js';
 import {
@@ -302,6 +303,17 @@ describeEachDialect('FTN tosser', (dialect) => {
         '4294967296 bytes: larger than the 67108864 bytes a packet or bundle is read up to\n',
       );
     }
+    expect(await areaMessages('fsx_gen')).toEqual([]);
+  });
+
+  it('moves a packet of more messages than a toss holds to bad, unread past the limit, and writes nothing', async () => {
+    // One message over the limit, each a copy of one small message (only their count matters).
+    const one = hubEchomail();
+    dropInbound(board, '00000032.pkt', packetFrom(Array.from({ length: MAX_MESSAGES_PER_PACKET + 1 }, () => one)));
+    expect(await toss()).toEqual({ ...EMPTY_REPORT, files: 1, bad: 1 });
+    expect(readFileSync(path.join(board.network.spool().bad, '00000032.pkt.reason.txt'), 'utf8')).toBe(
+      "the packet holds more than 20,000 messages (a hub's hold hundreds): refused unread, as tossing it would hold them all in memory\n",
+    );
     expect(await areaMessages('fsx_gen')).toEqual([]);
   });
 
