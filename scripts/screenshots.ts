@@ -71,6 +71,7 @@ async function shootTerminalScreens(browser: Browser): Promise<void> {
       contentServers: {
         ...contentServers,
         ssh: { ...contentServers.ssh, port: 0 },
+        telnet: { ...contentServers.telnet, enabled: false },
         terminal: { ...contentServers.terminal, welcomePauseSeconds: 60 },
       },
     });

@@ -23,8 +23,9 @@ export const DEMO_CONFIG_HJSON = `# baud demo board — edit freely; every key h
     }
     # Callers in a terminal: \`ssh -p 2222 demo@127.0.0.1\` (the host key is made at first start).
     ssh: { enabled: true, address: "127.0.0.1", port: 2222 }
-    # Telnet carries passwords unencrypted: turn it on only where that is acceptable.
-    telnet: { enabled: false, address: "127.0.0.1", port: 2323 }
+    # \`telnet 127.0.0.1 2323\`, for terminals that speak nothing else. Telnet carries passwords
+    # unencrypted: keep it on this machine's loopback address unless that is acceptable.
+    telnet: { enabled: true, address: "127.0.0.1", port: 2323 }
   }
   messageConferences: {
     public: {

@@ -72,8 +72,12 @@ export async function startReaderFixture({ registration }: ReaderFixtureOptions 
     const created = await initBoard({ configPath, env, demo: true });
     const config = loadConfig({ configPath, env: { ...env, BAUD_LOG_LEVEL: 'silent' } });
     const users = registration === undefined ? config.users : { ...config.users, registration };
-    // The browser needs no terminal server: SSH stays off, so fixtures never race for the demo's port.
-    const contentServers = { ...config.contentServers, ssh: { ...config.contentServers.ssh, enabled: false } };
+    // The browser needs no terminal server: SSH and telnet stay off, so fixtures never race for the demo's ports.
+    const contentServers = {
+      ...config.contentServers,
+      ssh: { ...config.contentServers.ssh, enabled: false },
+      telnet: { ...config.contentServers.telnet, enabled: false },
+    };
     running = await serveBoard({ ...config, users, contentServers, logging: { ...config.logging, level: 'silent' } });
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
     const [sysop, demo] = created.credentials;
