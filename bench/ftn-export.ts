@@ -2,6 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { readBundle } from '../src/ftn/bundle.js';
 import { unpackMessage } from '../src/ftn/ftn-message.js';
 import { readPacket } from '../src/ftn/packet.js';
 import type { EchomailPostingResult, PostTimes } from './bench-results.js';
@@ -22,7 +23,7 @@ import { POST_BODY } from './request-scenarios.js';
 /** How long the scanner may take, after an echomail round, to have exported every post so far. */
 const EXPORT_DEADLINE_MS = 60_000;
 
-/** Echomail of `echoTag` in the packets of one outbound, each packet read once (their names never repeat). */
+/** Echomail of `echoTag` in the bundles of one outbound, each bundle read once (their names never repeat). */
 function outboundCounter(directory: string, echoTag: string) {
   const counted = new Map<string, number>();
   return {
@@ -34,11 +35,14 @@ function outboundCounter(directory: string, echoTag: string) {
         if ((error as { code?: unknown }).code !== 'ENOENT') throw error;
       }
       for (const name of names) {
-        // Dot names are packets still being written.
+        // Dot names are bundles still being written.
         if (name.startsWith('.') || counted.has(name)) continue;
+        // Bundles (zip archives of packets), as the scanner writes them.
         let messages = 0;
-        for (const packed of readPacket(await readFile(path.join(directory, name))).messages) {
-          if (unpackMessage(packed).body.area === echoTag) messages += 1;
+        for (const entry of readBundle(await readFile(path.join(directory, name)))) {
+          for (const packed of readPacket(entry.data).messages) {
+            if (unpackMessage(packed).body.area === echoTag) messages += 1;
+          }
         }
         counted.set(name, messages);
       }

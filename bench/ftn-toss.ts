@@ -4,6 +4,7 @@ import { formatBundleName, writeBundle } from '../src/ftn/bundle.js';
 import { type FtnAddress, type NetNode, parseFtnAddress } from '../src/ftn/ftn-address.js';
 import { ftnDateTimeOf } from '../src/ftn/ftn-date.js';
 import { packEchomail } from '../src/ftn/ftn-message.js';
+import type { TossReport } from '../src/ftn/ftn-tosser.js';
 import { formatMsgId } from '../src/ftn/message-body.js';
 import { formatPacketFileName, type PackedMessage, writePacket } from '../src/ftn/packet.js';
 import { type BaudInstallation, runBaudCommand } from './baud-process.js';
@@ -188,17 +189,6 @@ export async function writeTossFixture(
 
 /** VmHWM of `pid` every this often while the toss runs: its last reading is the process's peak. */
 const PEAK_SAMPLE_MS = 20;
-
-interface TossReport {
-  readonly network: string;
-  readonly files: number;
-  readonly packets: number;
-  readonly echomail: number;
-  readonly netmail: number;
-  readonly duplicates: number;
-  readonly skipped: number;
-  readonly bad: number;
-}
 
 /**
  * Copies the fixture's bundles into the board's inbound (in order: the tosser takes the oldest

@@ -283,6 +283,20 @@ export function createFtnScanner(deps: {
     const outgoing: Outgoing[] = [];
     const ours = network.address;
 
+    /** What a message written on this board says of itself, netmail or echomail, in UTC. */
+    const writtenHere = (row: StoredMessage, msgIdSerial: number) => ({
+      fromName: row.fromUserName,
+      subject: row.subject,
+      text: withoutKludgeLines(row.body),
+      writtenAt: ftnDateTimeOf(new Date(row.timestamp), 0),
+      utcOffsetMinutes: 0,
+      msgIdSerial,
+      replyTo: row.replyToMessageId === null ? null : (replyIds.get(row.replyToMessageId) ?? null),
+      pid: null,
+      tearLine,
+      origin: ours,
+    });
+
     // In id order, so serials follow the order messages were posted in (and repeat after a crash).
     const ordered: (
       | { kind: 'echomail'; row: StoredMessage; echoTag: string }
@@ -307,17 +321,8 @@ export function createFtnScanner(deps: {
           perLink.set(
             network.routeFor(destination),
             packNetmail({
-              fromName: row.fromUserName,
+              ...writtenHere(row, msgIdSerial),
               toName: item.entry.toName,
-              subject: row.subject,
-              text: withoutKludgeLines(row.body),
-              writtenAt: ftnDateTimeOf(new Date(row.timestamp), 0),
-              utcOffsetMinutes: 0,
-              msgIdSerial,
-              replyTo: row.replyToMessageId === null ? null : (replyIds.get(row.replyToMessageId) ?? null),
-              pid: null,
-              tearLine,
-              origin: ours,
               destination,
               originLine: null,
             }),
@@ -336,18 +341,9 @@ export function createFtnScanner(deps: {
             perLink.set(
               link,
               packEchomail({
+                ...writtenHere(row, msgIdSerial),
                 area: item.echoTag,
-                fromName: row.fromUserName,
                 toName: row.toUserName,
-                subject: row.subject,
-                text: withoutKludgeLines(row.body),
-                writtenAt: ftnDateTimeOf(new Date(row.timestamp), 0),
-                utcOffsetMinutes: 0,
-                msgIdSerial,
-                replyTo: row.replyToMessageId === null ? null : (replyIds.get(row.replyToMessageId) ?? null),
-                pid: null,
-                tearLine,
-                origin: ours,
                 destination: link.address,
                 originLine: network.originLine,
                 seenBy: lines.seenBy,
