@@ -128,7 +128,9 @@ describe('verifyEnigmaPassword', () => {
           const stored = encodeEnigmaPasswordHash(enigmaPasswordProperties(password, p, salt));
           expect(isEnigmaPasswordHash(stored)).toBe(true);
           expect(await verifyEnigmaPassword(stored, password)).toBe(true);
-          if (other !== password) expect(await verifyEnigmaPassword(stored, other)).toBe(false);
+          // A key of a few bytes matches another password by chance (1 in 256 for one byte: a
+          // CI run found one): only a key of 8 bytes or more must tell every other password apart.
+          if (other !== password && p.keyLen >= 8) expect(await verifyEnigmaPassword(stored, other)).toBe(false);
         },
       ),
     );
