@@ -61,7 +61,7 @@ describeEachDialect('SSH keys of your own account', (dialect) => {
   let board: TestBoard;
   beforeAll(async () => {
     board = await createTestBoard(dialect, { clock });
-    for (const username of ['alice', 'bob', 'carol', 'dave', 'erin', 'fred', 'gina']) {
+    for (const username of ['alice', 'bob', 'carol', 'dave', 'erin', 'fred', 'gina', 'hana', 'ivan']) {
       await board.board.credentials.createAccount({ username, password: PASSWORD });
     }
   });
@@ -335,6 +335,22 @@ describeEachDialect('SSH keys of your own account', (dialect) => {
       action: 'user.ssh-key-removed',
       detail: `SSH key ${ginas.id} "phone" (ecdsa-sha2-nistp256 ${ECDSA_256.fingerprint}) removed`,
     });
+  });
+
+  it('keeps the limit and the one-of-each rule when adds race: 25 keys at once give 20, one key 5 times gives 1', async () => {
+    const headers = await session('hana');
+    const raced = await Promise.all(
+      Array.from({ length: 25 }, () => add(headers, { publicKey: newSshKey('ed25519').line })),
+    );
+    expect(raced.map((response) => response.statusCode).sort()).toEqual([
+      ...Array<number>(20).fill(201),
+      ...Array<number>(5).fill(409),
+    ]);
+    expect((await list(headers)).json().meta.count).toBe(20);
+    const ivan = await session('ivan');
+    const same = await Promise.all(Array.from({ length: 5 }, () => add(ivan, { publicKey: ECDSA_384.line })));
+    expect(same.map((response) => response.statusCode).sort()).toEqual([201, 409, 409, 409, 409]);
+    expect((await list(ivan)).json().meta.count).toBe(1);
   });
 
   it('lets an API key list the keys with scope read, but never add or remove one (403, as for the password)', async () => {
