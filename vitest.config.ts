@@ -23,7 +23,11 @@ const COMPILE_ONCE = ['test/support/compile-once.ts'];
  * only a module graph of their own sees, and those that count every pending timer (a shared
  * worker's earlier files leave timers behind: the recent cache's "no sweep left" check saw one).
  */
-const OWN_MODULE_GRAPH = ['test/http/reader-unavailable.test.ts', 'test/recent-cache.test.ts'];
+const OWN_MODULE_GRAPH = [
+  'test/files/file-storage-late-open.test.ts',
+  'test/http/reader-unavailable.test.ts',
+  'test/recent-cache.test.ts',
+];
 
 export default defineConfig(({ mode }) => ({
   test: {

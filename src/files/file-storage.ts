@@ -171,10 +171,15 @@ export function createFileStorage(
       // its consumer attached at once. The incoming directory exists since start-up.
       const tempPath = path.join(incomingOf(storageTag), `${TEMP_PREFIX}${randomUUID()}${TEMP_SUFFIX}`);
       const limiter = new HashingLimiter(maxBytes);
+      // 'wx': never follow or overwrite anything already there.
+      const sink = createWriteStream(tempPath, { flags: 'wx' });
       try {
-        // 'wx': never follow or overwrite anything already there.
-        await pipeline(source, limiter, createWriteStream(tempPath, { flags: 'wx' }));
+        await pipeline(source, limiter, sink);
       } catch (error) {
+        // pipeline() can settle as soon as the failing streams are done, while the sink is still
+        // opening its file (seen with busboy's file streams): removed now, the temp file would be
+        // created a moment later and stay. Its 'close' comes after the open, whatever failed.
+        if (!sink.closed) await new Promise<void>((resolve) => sink.once('close', () => resolve()));
         await rm(tempPath, { force: true }).catch(() => {});
         throw error;
       }
