@@ -187,12 +187,26 @@ function withStatementCache(connection: BetterSqlite3.Database, capacity: number
  * Runs the prepared queries of the board's stores (see `prepareQuery`) as named prepared
  * statements on each pooled connection; every other query stays an unnamed one-off. Kysely
  * hands its SQL to `client.query(text, values)`, so that is where the name is added.
+ *
+ * The query goes to pg with a callback, and the promise Kysely awaits is made here: through
+ * pg's own promise, each page's rows outlived two young-generation collections and went to the
+ * old generation (measured with V8's GC trace: ~0.7 MB of every collection's survivors; through
+ * the callback, none), so a client walking 200,000 messages took a node from 134 to 234 MiB
+ * instead of 144 to 153 MiB (bench scenario "memory after a crawl").
  */
 function namePreparedStatements(client: pg.PoolClient): void {
-  const query = client.query.bind(client) as (config: unknown, values?: unknown) => unknown;
+  const query = client.query.bind(client) as (
+    config: unknown,
+    values: unknown,
+    callback: (error: Error | null, result: unknown) => void,
+  ) => void;
   client.query = ((config: unknown, values?: unknown) => {
     const name = typeof config === 'string' ? preparedStatementName(config) : undefined;
-    return name ? query({ name, text: config, values }) : query(config, values);
+    return new Promise((resolve, reject) =>
+      query(name ? { name, text: config, values } : config, name ? undefined : values, (error, result) =>
+        error ? reject(error) : resolve(result),
+      ),
+    );
   }) as typeof client.query;
 }
 
