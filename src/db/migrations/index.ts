@@ -16,6 +16,7 @@ import { mailMigration } from './0014-mail.js';
 import { sshKeysMigration } from './0015-ssh-keys.js';
 import { ftnLinksMigration } from './0016-ftn-links.js';
 import { ftnEchomailMigration } from './0017-ftn-echomail.js';
+import { messageSearchKeyCheckMigration } from './0018-message-search-key-check.js';
 import type { Dialect } from './dialect.js';
 
 /**
@@ -41,5 +42,6 @@ export function boardMigrations(dialect: Dialect): Record<string, Migration> {
     '0015-ssh-keys': sshKeysMigration(dialect),
     '0016-ftn-links': ftnLinksMigration,
     '0017-ftn-echomail': ftnEchomailMigration(dialect),
+    '0018-message-search-key-check': messageSearchKeyCheckMigration(dialect),
   };
 }
