@@ -3,7 +3,6 @@ import {
   closeSync,
   constants,
   createReadStream,
-  createWriteStream,
   fstatSync,
   linkSync,
   lstatSync,
@@ -14,12 +13,12 @@ import {
   type Stats,
 } from 'node:fs';
 import path from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import { encodeEnigmaPasswordHash } from '../auth/enigma-password.js';
 import { createTwoFactorKeys, TWO_FACTOR_SECRET_SETTING, type TwoFactorKeys } from '../auth/two-factor-keys.js';
 import type { Database } from '../db/database.js';
 import { loadOrCreateSecret } from '../db/settings-store.js';
 import { BadRequestError } from '../errors.js';
+import { pipeIntoNewFile } from '../files/new-file.js';
 import { checkBody, checkSubject, checkUserName, DEFAULT_TO_USER_NAME } from '../messages/message-rules.js';
 import { type ThreadPlace, threadPlaceOf } from '../messages/message-thread.js';
 import { PROFILE_FIELDS, profileFieldProblem } from '../users/profile-service.js';
@@ -677,7 +676,7 @@ async function placeBytes(from: SourceBytes, to: string, link: boolean, tally: T
   try {
     const opened = fstatSync(fd);
     if (!opened.isFile() || !isSameFile(opened, from.stats)) throw new FileRefused('it changed while being imported');
-    await pipeline(createReadStream('', { fd, autoClose: false }), createWriteStream(to, { flags: 'wx' }));
+    await pipeIntoNewFile(to, createReadStream('', { fd, autoClose: false }));
   } finally {
     closeSync(fd);
   }

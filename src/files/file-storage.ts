@@ -1,12 +1,12 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { constants, createWriteStream } from 'node:fs';
+import { constants } from 'node:fs';
 import { access, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { type Readable, Transform, type TransformCallback } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import type { Clock } from '../clock.js';
 import { BaudError, PayloadTooLargeError } from '../errors.js';
 import { ARCHIVE_SNIFF_BYTES } from './archive-type.js';
+import { pipeIntoNewFile } from './new-file.js';
 
 /** An upload that reached disk as a temp file and has not been committed (or discarded) yet. */
 export interface ReceivedFile {
@@ -171,18 +171,7 @@ export function createFileStorage(
       // its consumer attached at once. The incoming directory exists since start-up.
       const tempPath = path.join(incomingOf(storageTag), `${TEMP_PREFIX}${randomUUID()}${TEMP_SUFFIX}`);
       const limiter = new HashingLimiter(maxBytes);
-      // 'wx': never follow or overwrite anything already there.
-      const sink = createWriteStream(tempPath, { flags: 'wx' });
-      try {
-        await pipeline(source, limiter, sink);
-      } catch (error) {
-        // pipeline() can settle as soon as the failing streams are done, while the sink is still
-        // opening its file (seen with busboy's file streams): removed now, the temp file would be
-        // created a moment later and stay. Its 'close' comes after the open, whatever failed.
-        if (!sink.closed) await new Promise<void>((resolve) => sink.once('close', () => resolve()));
-        await rm(tempPath, { force: true }).catch(() => {});
-        throw error;
-      }
+      await pipeIntoNewFile(tempPath, source, limiter);
       return {
         storageTag,
         tempPath,
