@@ -1,7 +1,27 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { presentText, stripAnsi } from '../../src/text/strip-ansi.js';
 
 describe('stripAnsi', () => {
+  // Text with nothing to strip is returned after one scan. A NUL appended takes any text down the
+  // full path (and goes itself, ending no sequence): both paths must agree on every text.
+  it('answers alike whether or not it takes the one-scan shortcut', () => {
+    const hostile = fc.constantFrom(
+      ...['\u001b', '\u009b', '\u009d', '\u0090', '\u009c', '\u0007', '\u0000', '\u007f', '\t', '\n', '\r'],
+      ...['[', ']', ';', '\\', '|', '0', '1', '2', '3', '9', 'm', 'H', 'P', 'a', ' ', 'é'],
+    );
+    const texts = fc.oneof(
+      fc.array(hostile, { maxLength: 24 }).map((parts) => parts.join('')),
+      fc.string(),
+    );
+    fc.assert(
+      fc.property(texts, (text) => {
+        expect(stripAnsi(text)).toBe(stripAnsi(`${text}\u0000`));
+      }),
+      { numRuns: 20_000 },
+    );
+  });
+
   it.each([
     ['CSI colour', '\u001b[1;31mred\u001b[0m text', 'red text'],
     ['cursor movement', 'a\u001b[2Jb\u001b[10;5Hc', 'abc'],
