@@ -182,10 +182,31 @@ describe('tokenisesAlikeInSqlite', () => {
     );
   });
 
+  it('answers as its definition does: ASCII, and no run of letters and digits over the length limit', () => {
+    const definition = (text: string) =>
+      /^[^\u0080-\uffff]*$/.test(text) &&
+      (text.match(/[A-Za-z0-9]+/g) ?? []).every((run) => run.length <= MAX_TOKEN_LENGTH);
+    // Runs around the limit, at every offset from the places the check probes.
+    const word = fc.integer({ min: 0, max: 2 * MAX_TOKEN_LENGTH + 3 }).map((length) => 'w'.repeat(length));
+    const separator = fc.constantFrom(' ', '.', '\n', '_', '\u007f', '\u0080', 'é', '\ud800', '😀');
+    const text = fc
+      .array(fc.oneof(word, separator, fc.string({ maxLength: 3 })), { maxLength: 12 })
+      .map((parts) => parts.join(''));
+    fc.assert(
+      fc.property(text, (sample) => {
+        expect(tokenisesAlikeInSqlite(sample)).toBe(definition(sample));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
   it('refuses non-ASCII text and tokens over the length limit', () => {
     expect(tokenisesAlikeInSqlite('Café')).toBe(false);
     expect(tokenisesAlikeInSqlite('x'.repeat(MAX_TOKEN_LENGTH))).toBe(true);
     expect(tokenisesAlikeInSqlite('x'.repeat(MAX_TOKEN_LENGTH + 1))).toBe(false);
+    expect(tokenisesAlikeInSqlite(`${'. '.repeat(40)}${'x'.repeat(MAX_TOKEN_LENGTH + 1)}!`)).toBe(false);
+    expect(tokenisesAlikeInSqlite(`a${'x'.repeat(MAX_TOKEN_LENGTH - 1)} ${'y'.repeat(MAX_TOKEN_LENGTH)}`)).toBe(true);
+    expect(tokenisesAlikeInSqlite('lone \ud800 surrogate')).toBe(false);
     expect(tokenisesAlikeInSqlite("Don't PANIC, it's 2400 baud_rate!")).toBe(true);
   });
 });
