@@ -9,7 +9,7 @@ import { addToLiveCounts } from '../messages/message-live-counts.js';
 import { threadPlacesOf } from '../messages/message-reads.js';
 import { indexMessages } from '../messages/message-search-store.js';
 import type { ThreadPlace } from '../messages/message-thread.js';
-import { mergePendingEntries } from '../search/full-text-index.js';
+import { mergePendingEntries, mergePendingEntriesBeside } from '../search/full-text-index.js';
 import { usernameKey } from '../users/username.js';
 import type { ImportedFile, ImportedUser } from './enigma-mapping.js';
 
@@ -139,6 +139,8 @@ export interface EnigmaImportStore {
  */
 export function createEnigmaImportStore(database: Database): EnigmaImportStore {
   const { db, dialect } = database;
+  // What each batch of messages leaves pending in the search index is merged beside the next.
+  const messageIndexMerges = mergePendingEntriesBeside(db, dialect, 'message_search');
 
   return {
     importedFrom: async () => (await readSetting(db, SOURCE_SETTING)) ?? null,
@@ -262,6 +264,7 @@ export function createEnigmaImportStore(database: Database): EnigmaImportStore {
         const entries = importedMailEntries(mails, new Map(recipients.map((user) => [user.usernameKey, user.id])));
         await insertInChunks(entries, (chunk) => trx.insertInto('mailboxEntries').values(chunk).execute());
       });
+      messageIndexMerges.nudge();
     },
 
     async fileContents() {
@@ -339,7 +342,7 @@ export function createEnigmaImportStore(database: Database): EnigmaImportStore {
     },
 
     async analyze() {
-      await mergePendingEntries(db, dialect, 'message_search');
+      await messageIndexMerges.finish();
       await mergePendingEntries(db, dialect, 'file_search');
       if (dialect === 'postgres') await sql`ANALYZE users, messages, message_areas, message_search, files`.execute(db);
     },

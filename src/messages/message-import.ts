@@ -83,6 +83,7 @@ export async function importMessages(
   const batchLines = new Set<number>();
   let imported = 0;
   let lineNumber = 0;
+  const bulkWrite = store.startBulkWrite();
 
   async function commitBatch(): Promise<void> {
     if (batch.length === 0) return;
@@ -119,6 +120,7 @@ export async function importMessages(
       await trx.insertMessages(rows);
     });
     imported += pending.length;
+    bulkWrite.batchCommitted();
     onProgress(imported);
   }
 
@@ -193,7 +195,7 @@ export async function importMessages(
     await commitBatch();
   } finally {
     // Batches committed before a bad line stay, so the statistics must follow them too.
-    if (imported > 0) await store.refreshStatistics();
+    if (imported > 0) await bulkWrite.finish();
   }
   return { imported };
 }

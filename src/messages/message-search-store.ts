@@ -8,7 +8,8 @@ import {
   clearIndex,
   createWordShareReader,
   indexMatch,
-  mergePendingEntries,
+  mergePendingEntriesBeside,
+  type PendingEntryMerges,
   relevanceSortKey,
   removeFromIndex,
 } from '../search/full-text-index.js';
@@ -117,8 +118,8 @@ export interface MessageSearchStore {
   ): Promise<Page<SearchHit>>;
   /** Empties the index and fills it again from the live messages, in one transaction. */
   rebuild(onProgress: (indexed: number, total: number) => void): Promise<number>;
-  /** Merges what a bulk write left pending into the index (see mergePendingEntries). */
-  mergePendingEntries(): Promise<void>;
+  /** Merges what a bulk write leaves pending into the index, beside the write (see mergePendingEntriesBeside). */
+  mergePendingEntriesBeside(): PendingEntryMerges;
 }
 
 /**
@@ -154,7 +155,7 @@ export function createMessageSearchStore(database: Pick<Database, 'db' | 'dialec
       });
     },
 
-    mergePendingEntries: () => mergePendingEntries(db, dialect, 'message_search'),
+    mergePendingEntriesBeside: () => mergePendingEntriesBeside(db, dialect, 'message_search'),
   };
 }
 

@@ -198,6 +198,58 @@ export async function mergePendingEntries(db: Executor, dialect: Dialect, index:
   if (dialect === 'postgres') await sql`SELECT gin_clean_pending_list(${`${index}_document`}::regclass)`.execute(db);
 }
 
+/**
+ * Merges an index's GIN pending list while a bulk load goes on (PostgreSQL; nothing on SQLite):
+ * `nudge` after each committed batch starts a merge on a pooled connection of its own, or asks
+ * the running one to go round again; `finish` waits for the last and merges what is left.
+ *
+ * Why beside the load: merging the list was a quarter of PostgreSQL's work in an import, done by
+ * the importing backend itself whenever the list outgrew its limit, with the import waiting. A
+ * second backend can merge at the same time — PostgreSQL lets inserts append to the list while
+ * one process merges it, and an insert that finds a merge under way leaves the list to it — so
+ * the work moves onto a core the import was not using. Entries of a batch not yet committed may
+ * be merged too: the index points at row versions, whose visibility every read checks anyway.
+ */
+export interface PendingEntryMerges {
+  nudge(): void;
+  /** Waits for the merge under way and merges the rest; a merge that failed meanwhile fails here. */
+  finish(): Promise<void>;
+}
+
+export function mergePendingEntriesBeside(db: Executor, dialect: Dialect, index: FullTextIndex): PendingEntryMerges {
+  if (dialect !== 'postgres') return { nudge() {}, finish: async () => {} };
+  let running: Promise<void> | null = null;
+  let isAskedAgain = false;
+  let failure: { readonly error: unknown } | null = null;
+  const mergeUntilCaughtUp = async () => {
+    do {
+      isAskedAgain = false;
+      await mergePendingEntries(db, dialect, index);
+    } while (isAskedAgain);
+  };
+  return {
+    nudge() {
+      if (failure !== null) return;
+      if (running !== null) {
+        isAskedAgain = true;
+        return;
+      }
+      running = mergeUntilCaughtUp()
+        .catch((error: unknown) => {
+          failure = { error };
+        })
+        .finally(() => {
+          running = null;
+        });
+    },
+    async finish() {
+      await running;
+      if (failure !== null) throw failure.error;
+      await mergePendingEntries(db, dialect, index);
+    },
+  };
+}
+
 /** How long a node keeps PostgreSQL's word statistics before reading them again: they change only when ANALYZE runs. */
 const WORD_SHARES_MAX_AGE_MS = 60_000;
 

@@ -1,6 +1,17 @@
-import { sql } from 'kysely';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { addToIndex } from '../../src/search/full-text-index.js';
+import {
+  type CompiledQuery,
+  type DatabaseConnection,
+  type Driver,
+  Kysely,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  type QueryResult,
+  sql,
+} from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Executor } from '../../src/db/database.js';
+import { addToIndex, mergePendingEntriesBeside } from '../../src/search/full-text-index.js';
 import { MESSAGE_TEST_CONFIG, seedMessages } from '../messages/message-fixture.js';
 import { createTestBoard, describeEachDialect, type TestBoard } from '../support/test-board.js';
 
@@ -47,5 +58,131 @@ describeEachDialect('bulk loads into the search index', (dialect) => {
       board.board.db,
     );
     expect(Number(rows[0]?.n)).toBe(101);
+  });
+});
+
+describeEachDialect('merging the pending entries beside a bulk write', (dialect) => {
+  let board: TestBoard;
+  let ids: number[];
+  beforeAll(async () => {
+    board = await createTestBoard(dialect, { config: MESSAGE_TEST_CONFIG });
+    await seedMessages(board, 'general', 150);
+    ids = (await board.board.db.selectFrom('messages').select('id').orderBy('id').execute()).map((row) => row.id);
+  });
+  afterAll(() => board.close());
+
+  /** Indexes the seeded messages again, in two committed bulk transactions. */
+  const writeInBulk = async (afterEachBatch: () => void) => {
+    await sql`DELETE FROM message_search`.execute(board.board.db);
+    for (const batch of [ids.slice(0, 120), ids.slice(120)]) {
+      await board.board.db.transaction().execute((trx) =>
+        addToIndex(
+          trx,
+          dialect,
+          'message_search',
+          batch.map((id) => ({ id, fields: [`subject ${id}`, 'a body of words'] })),
+        ),
+      );
+      afterEachBatch();
+    }
+  };
+  /** Pages the merge took out of the pending list (PostgreSQL): what was still pending. */
+  const mergedPages = async () => {
+    const { rows } = await sql<{ pages: number }>`
+      SELECT gin_clean_pending_list('message_search_document'::regclass) AS pages`.execute(board.board.db);
+    return Number(rows[0]?.pages);
+  };
+  const indexedCount = async () => {
+    const { rows } = await sql<{ n: number | string }>`SELECT count(*) AS n FROM message_search`.execute(
+      board.board.db,
+    );
+    return Number(rows[0]?.n);
+  };
+
+  it('leaves nothing pending once the write finishes, and every document indexed', async () => {
+    if (dialect === 'postgres') {
+      // Without the merges, a bulk write's entries stay in the list (its limit is raised for it).
+      await writeInBulk(() => {});
+      expect(await mergedPages()).toBeGreaterThan(0);
+    }
+    const merges = mergePendingEntriesBeside(board.board.db, dialect, 'message_search');
+    await writeInBulk(() => merges.nudge());
+    await merges.finish();
+    if (dialect === 'postgres') expect(await mergedPages()).toBe(0);
+    expect(await indexedCount()).toBe(150);
+  });
+
+  it.runIf(dialect === 'postgres')('fails the write where a merge beside it failed', async () => {
+    await sql`DROP INDEX message_search_document`.execute(board.board.db);
+    try {
+      const merges = mergePendingEntriesBeside(board.board.db, dialect, 'message_search');
+      merges.nudge();
+      await expect(merges.finish()).rejects.toThrow('relation "message_search_document" does not exist');
+    } finally {
+      await sql`CREATE INDEX message_search_document ON message_search USING gin (document)`.execute(board.board.db);
+    }
+  });
+});
+
+describe('merges beside a bulk write, one at a time', () => {
+  /** A PostgreSQL database whose queries answer only when the test says so. */
+  function databaseAnsweringOnCue() {
+    const asked: Array<{ sql: string; answer: () => void }> = [];
+    const connection: DatabaseConnection = {
+      executeQuery: <R>(query: CompiledQuery) =>
+        new Promise<QueryResult<R>>((resolve) => asked.push({ sql: query.sql, answer: () => resolve({ rows: [] }) })),
+      streamQuery: () => {
+        throw new Error('not streamed');
+      },
+    };
+    const driver: Driver = {
+      init: async () => {},
+      acquireConnection: async () => connection,
+      beginTransaction: async () => {},
+      commitTransaction: async () => {},
+      rollbackTransaction: async () => {},
+      releaseConnection: async () => {},
+      destroy: async () => {},
+    };
+    const db = new Kysely<unknown>({
+      dialect: {
+        createAdapter: () => new PostgresAdapter(),
+        createDriver: () => driver,
+        createIntrospector: (kysely) => new PostgresIntrospector(kysely),
+        createQueryCompiler: () => new PostgresQueryCompiler(),
+      },
+    }) as unknown as Executor;
+    return { db, asked };
+  }
+  // Lets every promise that can settle settle (no clock involved).
+  const settled = () => new Promise((resolve) => setImmediate(resolve));
+
+  it('goes round once more when nudged during a merge, never runs two at once, and finish waits for the last', async () => {
+    const { db, asked } = databaseAnsweringOnCue();
+    const merges = mergePendingEntriesBeside(db, 'postgres', 'message_search');
+    merges.nudge();
+    await settled();
+    expect(asked.map((query) => query.sql)).toEqual(['SELECT gin_clean_pending_list($1::regclass)']);
+    merges.nudge();
+    merges.nudge();
+    await settled();
+    expect(asked).toHaveLength(1);
+    asked[0]?.answer();
+    await settled();
+    expect(asked).toHaveLength(2);
+    asked[1]?.answer();
+    await settled();
+    expect(asked).toHaveLength(2);
+
+    let isFinished = false;
+    const finishing = merges.finish().then(() => {
+      isFinished = true;
+    });
+    await settled();
+    expect(asked).toHaveLength(3);
+    expect(isFinished).toBe(false);
+    asked[2]?.answer();
+    await finishing;
+    expect(asked).toHaveLength(3);
   });
 });
