@@ -5,6 +5,7 @@ import { buildApp } from '../app.js';
 import { openBoard } from '../board.js';
 import { configFromObject, resolveConfigPath } from '../config/load-config.js';
 import { migrateToLatest, openDatabase } from '../db/database.js';
+import { boundHeapGrowth } from '../setup/heap-growth.js';
 import { type InitResult, initBoard } from '../setup/init-board.js';
 import { type RunningBoard, serveBoard, stopOnSignals } from '../setup/serve-board.js';
 import { type CommonOptions, loadCliConfig, printResult, withCommonOptions } from './cli-context.js';
@@ -60,6 +61,7 @@ export function registerBoardCommands(program: Command): void {
       created = await initBoard({ configPath, env: process.env, demo: true });
     }
     const config = loadCliConfig({ ...options, config: configPath });
+    boundHeapGrowth();
     const running = await serveBoard(config);
     stopOnSignals(running, config.contentServers.web, (text) => process.stderr.write(`${text}\n`));
     const { readerUrl } = running;
