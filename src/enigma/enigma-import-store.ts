@@ -7,7 +7,7 @@ import { freeFileName } from '../files/file-store.js';
 import { importedMailEntries, MAIL_AREA_TAG } from '../mail/mail-store.js';
 import { addToLiveCounts } from '../messages/message-live-counts.js';
 import { threadPlacesOf } from '../messages/message-reads.js';
-import { indexMessages } from '../messages/message-search-store.js';
+import { insertIndexedMessages } from '../messages/message-search-store.js';
 import type { ThreadPlace } from '../messages/message-thread.js';
 import { mergePendingEntries, mergePendingEntriesBeside } from '../search/full-text-index.js';
 import { usernameKey } from '../users/username.js';
@@ -249,8 +249,9 @@ export function createEnigmaImportStore(database: Database): EnigmaImportStore {
     async insertMessages(rows) {
       if (rows.length === 0) return;
       await db.transaction().execute(async (trx) => {
-        await insertInChunks(rows, (chunk) => trx.insertInto('messages').values(chunk).execute());
-        await indexMessages(trx, dialect, rows);
+        await insertIndexedMessages(trx, dialect, rows, () =>
+          insertInChunks(rows, (chunk) => trx.insertInto('messages').values(chunk).execute()),
+        );
         await addToLiveCounts(trx, rows, 1);
         // Private mail is served to the two people it is between: their mailbox entries go in with it.
         const mails = rows.filter((row) => row.areaTag === MAIL_AREA_TAG);

@@ -5,7 +5,7 @@ import { ServiceUnavailableError } from '../errors.js';
 import { addToLiveCounts } from './message-live-counts.js';
 import type { MessageReadCache } from './message-read-cache.js';
 import { MAX_MESSAGE_ID } from './message-rules.js';
-import { indexMessages, unindexMessage } from './message-search-store.js';
+import { insertIndexedMessages, unindexMessage } from './message-search-store.js';
 
 /** A message to insert: its id reserved beforehand (`reserveMessageIds`), its thread place computed from it. */
 export type NewMessageRow = Omit<Insertable<MessagesTable>, 'id' | 'deletedAt'> & { readonly id: number };
@@ -103,13 +103,14 @@ export function messageWrites(
     },
 
     async insertMessages(rows) {
-      for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) {
-        await db
-          .insertInto('messages')
-          .values(rows.slice(start, start + ROWS_PER_INSERT))
-          .execute();
-      }
-      await indexMessages(db, dialect, rows);
+      await insertIndexedMessages(db, dialect, rows, async () => {
+        for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) {
+          await db
+            .insertInto('messages')
+            .values(rows.slice(start, start + ROWS_PER_INSERT))
+            .execute();
+        }
+      });
       await addToLiveCounts(db, rows, 1);
       written();
     },

@@ -11,6 +11,7 @@ import {
 } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Executor } from '../../src/db/database.js';
+import { insertIndexedMessages } from '../../src/messages/message-search-store.js';
 import { addToIndex, mergePendingEntriesBeside } from '../../src/search/full-text-index.js';
 import { MESSAGE_TEST_CONFIG, seedMessages } from '../messages/message-fixture.js';
 import { createTestBoard, describeEachDialect, type TestBoard } from '../support/test-board.js';
@@ -110,6 +111,21 @@ describeEachDialect('merging the pending entries beside a bulk write', (dialect)
     await merges.finish();
     if (dialect === 'postgres') expect(await mergedPages()).toBe(0);
     expect(await indexedCount()).toBe(150);
+  });
+
+  it('leaves no index rows behind when storing the messages fails while their documents are indexed', async () => {
+    await sql`DELETE FROM message_search`.execute(board.board.db);
+    const refused = new Error('rows refused');
+    const messages = ids.slice(0, 120).map((id) => ({ id, subject: `subject ${id}`, body: 'a body of words' }));
+    await expect(
+      board.board.db.transaction().execute((trx) =>
+        insertIndexedMessages(trx, dialect, messages, async () => {
+          await sql`SELECT 1`.execute(trx);
+          throw refused;
+        }),
+      ),
+    ).rejects.toBe(refused);
+    expect(await indexedCount()).toBe(0);
   });
 
   it.runIf(dialect === 'postgres')('fails the write where a merge beside it failed', async () => {
