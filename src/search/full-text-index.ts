@@ -6,7 +6,7 @@ import { stripAnsi } from '../text/strip-ansi.js';
 import type { WordShares } from './match-share.js';
 import { ID_SPAN, RELEVANCE_SCALE, relevanceScore } from './relevance.js';
 import { positiveTerms, type SearchQuery, type SearchTerm, toFts5Match, toPostgresTsquery } from './search-query.js';
-import { indexText, searchTokens, tokenisesAlikeInSqlite } from './search-text.js';
+import { indexText, isAsciiWordCode, searchTokens, tokenisesAlikeInSqlite } from './search-text.js';
 
 /**
  * The full-text indexes (messages, files): one row per document, keyed by its id. An FTS5
@@ -54,38 +54,218 @@ const MAX_POSITION = 16_383;
  * sorts the words itself, so they go in the order they first appear.
  */
 export function postgresTsvector(fields: readonly string[]): Buffer {
-  // Each word's positions, in order.
-  const words = new Map<string, number[]>();
-  let position = 0;
-  // An upper bound of the size: 3 UTF-8 bytes at most per UTF-16 unit, the NUL, the count, 2 bytes a position.
-  let maxBytes = 4;
+  const words = documentWords;
+  words.clear();
   for (const field of fields) {
-    for (const word of searchTokens(stripAnsi(field))) {
-      position = Math.min(position + 1, MAX_POSITION);
-      const positions = words.get(word);
-      if (positions === undefined) {
-        words.set(word, [position]);
-        maxBytes += word.length * 3 + 5;
-      } else if (positions.length < MAX_POSITIONS_PER_WORD && positions[positions.length - 1] !== position) {
-        positions.push(position);
-        maxBytes += 2;
+    const text = stripAnsi(field);
+    if (tokenisesAlikeInSqlite(text)) words.addAsciiRuns(text);
+    else for (const word of searchTokens(text)) words.addToken(word);
+  }
+  return words.encode();
+}
+
+/**
+ * The words of one document with their positions, in the order they first appear: what
+ * `postgresTsvector` writes. An import encodes every message, and making each word of plain
+ * ASCII text a string of its own and looking it up in a Map was most of that work and of the
+ * garbage it left: here a run of ASCII letters and digits is hashed and compared where it stands
+ * in its text, and kept as (text, start, length). Other text comes as `searchTokens`'s strings,
+ * kept as (token, 0, length); the two kinds find each other, as both are compared lowercased.
+ * A word's positions are a chain through one array of all the document's positions. One table
+ * serves every document in turn (encoding is synchronous), its arrays reused and grown as needed.
+ */
+class DocumentWords {
+  /** Open addressing over a power of two of slots: each holds a word's number + 1, or 0. */
+  private slots = new Int32Array(256);
+  private readonly usedSlots: number[] = [];
+  private readonly texts: string[] = [];
+  private starts = new Int32Array(128);
+  private lengths = new Int32Array(128);
+  private hashes = new Int32Array(128);
+  /** 1 where a word was kept as written in ASCII text (lowercased as it is written out). */
+  private isRun = new Uint8Array(128);
+  /** Each word's last kept position (as a place in `positions`) and how many it has. */
+  private lastPlaces = new Int32Array(128);
+  private positionCounts = new Int32Array(128);
+  /** Every kept position, and the place of the same word's next one (−1: none yet). */
+  private positions = new Int32Array(1024);
+  private nextPlaces = new Int32Array(1024);
+  private firstPlaces = new Int32Array(128);
+  private words = 0;
+  private places = 0;
+  private position = 0;
+  /** An upper bound of the encoding's size so far. */
+  private maxBytes = 4;
+
+  clear(): void {
+    for (const slot of this.usedSlots) this.slots[slot] = 0;
+    this.usedSlots.length = 0;
+    this.words = 0;
+    this.places = 0;
+    this.position = 0;
+    this.maxBytes = 4;
+  }
+
+  /** Adds the tokens of ASCII text that `tokenisesAlikeInSqlite` accepted: its runs of letters and digits. */
+  addAsciiRuns(text: string): void {
+    const end = text.length;
+    let at = 0;
+    while (at < end) {
+      if (!isAsciiWordCode(text.charCodeAt(at))) {
+        at += 1;
+        continue;
+      }
+      const start = at;
+      let hash = 0;
+      do {
+        hash = (Math.imul(hash, HASH_MULTIPLIER) + lowerCode(text.charCodeAt(at))) | 0;
+        at += 1;
+      } while (at < end && isAsciiWordCode(text.charCodeAt(at)));
+      this.add(text, start, at - start, hash, 1);
+    }
+  }
+
+  /** Adds one token as `searchTokens` gives it (folded already). */
+  addToken(token: string): void {
+    let hash = 0;
+    for (let at = 0; at < token.length; at += 1) {
+      hash = (Math.imul(hash, HASH_MULTIPLIER) + lowerCode(token.charCodeAt(at))) | 0;
+    }
+    this.add(token, 0, token.length, hash, 0);
+  }
+
+  private add(text: string, start: number, length: number, hash: number, isRun: number): void {
+    const position = Math.min(this.position + 1, MAX_POSITION);
+    this.position = position;
+    const mask = this.slots.length - 1;
+    let slot = (hash ^ (hash >>> 15)) & mask;
+    for (let entry = this.slots[slot] as number; entry !== 0; entry = this.slots[slot] as number) {
+      const word = entry - 1;
+      if (this.hashes[word] === hash && this.isSameWord(word, text, start, length)) {
+        const last = this.lastPlaces[word] as number;
+        if ((this.positionCounts[word] as number) < MAX_POSITIONS_PER_WORD && this.positions[last] !== position) {
+          const place = this.keepPosition(position);
+          this.nextPlaces[last] = place;
+          this.lastPlaces[word] = place;
+          this.positionCounts[word] = (this.positionCounts[word] as number) + 1;
+          this.maxBytes += 2;
+        }
+        return;
+      }
+      slot = (slot + 1) & mask;
+    }
+    if (this.words === this.starts.length) this.growWords();
+    const word = this.words;
+    this.words += 1;
+    this.texts[word] = text;
+    this.starts[word] = start;
+    this.lengths[word] = length;
+    this.hashes[word] = hash;
+    this.isRun[word] = isRun;
+    const place = this.keepPosition(position);
+    this.firstPlaces[word] = place;
+    this.lastPlaces[word] = place;
+    this.positionCounts[word] = 1;
+    // A run is ASCII, a byte a character; a token takes up to 3 UTF-8 bytes a UTF-16 unit. Then the NUL, the count, a position.
+    this.maxBytes += (isRun === 1 ? length : length * 3) + 5;
+    this.slots[slot] = word + 1;
+    this.usedSlots.push(slot);
+    if (this.words * 2 > this.slots.length) this.growSlots();
+  }
+
+  private keepPosition(position: number): number {
+    if (this.places === this.positions.length) {
+      this.positions = grownInt32Array(this.positions);
+      this.nextPlaces = grownInt32Array(this.nextPlaces);
+    }
+    const place = this.places;
+    this.places += 1;
+    this.positions[place] = position;
+    this.nextPlaces[place] = -1;
+    return place;
+  }
+
+  private isSameWord(word: number, text: string, start: number, length: number): boolean {
+    if (this.lengths[word] !== length) return false;
+    const wordText = this.texts[word] as string;
+    const wordStart = this.starts[word] as number;
+    for (let at = 0; at < length; at += 1) {
+      if (lowerCode(wordText.charCodeAt(wordStart + at)) !== lowerCode(text.charCodeAt(start + at))) return false;
+    }
+    return true;
+  }
+
+  private growWords(): void {
+    this.starts = grownInt32Array(this.starts);
+    this.lengths = grownInt32Array(this.lengths);
+    this.hashes = grownInt32Array(this.hashes);
+    this.lastPlaces = grownInt32Array(this.lastPlaces);
+    this.firstPlaces = grownInt32Array(this.firstPlaces);
+    this.positionCounts = grownInt32Array(this.positionCounts);
+    const isRun = new Uint8Array(this.isRun.length * 2);
+    isRun.set(this.isRun);
+    this.isRun = isRun;
+  }
+
+  private growSlots(): void {
+    const slots = new Int32Array(this.slots.length * 2);
+    const mask = slots.length - 1;
+    this.usedSlots.length = 0;
+    for (let word = 0; word < this.words; word += 1) {
+      const hash = this.hashes[word] as number;
+      let slot = (hash ^ (hash >>> 15)) & mask;
+      while (slots[slot] !== 0) slot = (slot + 1) & mask;
+      slots[slot] = word + 1;
+      this.usedSlots.push(slot);
+    }
+    this.slots = slots;
+  }
+
+  encode(): Buffer {
+    const out = Buffer.allocUnsafe(this.maxBytes);
+    out.writeInt32BE(this.words, 0);
+    let offset = 4;
+    for (let word = 0; word < this.words; word += 1) {
+      const text = this.texts[word] as string;
+      if (this.isRun[word] === 1) {
+        const start = this.starts[word] as number;
+        const end = start + (this.lengths[word] as number);
+        for (let at = start; at < end; at += 1) out[offset++] = lowerCode(text.charCodeAt(at));
+      } else {
+        offset = writeWord(out, text, offset);
+      }
+      const count = this.positionCounts[word] as number;
+      out[offset++] = 0;
+      out[offset++] = count >> 8;
+      out[offset++] = count & 0xff;
+      for (let place = this.firstPlaces[word] as number; place !== -1; place = this.nextPlaces[place] as number) {
+        const at = this.positions[place] as number;
+        out[offset++] = at >> 8;
+        out[offset++] = at & 0xff;
       }
     }
+    return out.subarray(0, offset);
   }
-  const out = Buffer.allocUnsafe(maxBytes);
-  out.writeInt32BE(words.size, 0);
-  let offset = 4;
-  for (const [word, positions] of words) {
-    offset = writeWord(out, word, offset);
-    out[offset++] = 0;
-    out[offset++] = positions.length >> 8;
-    out[offset++] = positions.length & 0xff;
-    for (const at of positions) {
-      out[offset++] = at >> 8;
-      out[offset++] = at & 0xff;
-    }
-  }
-  return out.subarray(0, offset);
+}
+
+/** A copy of `array` twice as long. */
+function grownInt32Array(array: Int32Array<ArrayBuffer>): Int32Array<ArrayBuffer> {
+  const grown = new Int32Array(array.length * 2);
+  grown.set(array);
+  return grown;
+}
+
+/**
+ * The words' hash multiplier: odd, drawn once per process, so that no text can be written to make
+ * its words collide in the table (which would make encoding it quadratic).
+ */
+const HASH_MULTIPLIER = (Math.floor(Math.random() * 0x3fffffff) << 1) | 1;
+
+const documentWords = new DocumentWords();
+
+/** An ASCII capital's lowercase code; any other code as it is. */
+function lowerCode(code: number): number {
+  return code >= 65 && code <= 90 ? code + 32 : code;
 }
 
 /**

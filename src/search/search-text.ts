@@ -114,6 +114,15 @@ const IS_ASCII_WORD_CHARACTER = Uint8Array.from({ length: 128 }, (_, code) =>
 );
 
 /**
+ * Whether the character code is an ASCII letter or digit: in a text `tokenisesAlikeInSqlite`
+ * accepts, its tokens are exactly the runs of these, lowercased (what `searchTokens` returns,
+ * for a reader that walks the text itself instead of taking the token strings).
+ */
+export function isAsciiWordCode(code: number): boolean {
+  return IS_ASCII_WORD_CHARACTER[code] === 1;
+}
+
+/**
  * Whether ASCII `text` holds a run of more than MAX_TOKEN_LENGTH letters and digits. Such a run
  * covers MAX_TOKEN_LENGTH + 1 consecutive places, one of which is a multiple of that stride (less
  * one): only the runs through those places are measured, so each character is read at most once
