@@ -27,7 +27,7 @@ function tsvectorByDefinition(fields: readonly string[]): Buffer {
     const head = Buffer.alloc(3);
     head.writeUInt16BE(positions.length, 1);
     const tail = Buffer.alloc(2 * positions.length);
-    positions.forEach((at, index) => tail.writeUInt16BE(at, 2 * index));
+    for (const [index, at] of positions.entries()) tail.writeUInt16BE(at, 2 * index);
     parts.push(Buffer.from(word, 'utf8'), head, tail);
   }
   return Buffer.concat(parts);
