@@ -10,7 +10,7 @@
  *   npm run bench:enigma -- --messages 200000
  *   npm run bench:enigma -- --pg               # PostgreSQL beside SQLite (fresh schema, dropped after)
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -31,7 +31,6 @@ import { cpuSeconds, MiB, peakResidentBytes } from './process-memory.js';
 import { createProgress } from './progress.js';
 import { buildServer, buildWithoutMessageIndex } from './server-build.js';
 
-const REPO = path.resolve(import.meta.dirname, '..');
 
 const USAGE = `npm run bench:enigma [-- options]
 
@@ -80,7 +79,7 @@ interface ImportRun {
   /** Whether the build wrote the search index (the bare build's runs are the reference of the share). */
   readonly withIndex: boolean;
   readonly messages: number;
-  /** Spawn to exit of the `tsx src/main.ts import enigma` process. */
+  /** Spawn to exit of the `baud import enigma` process. */
   readonly wallSeconds: number;
   /** What the import reports of itself (`seconds` of its summary: after start-up and migrations). */
   readonly importSeconds: number;
@@ -210,8 +209,7 @@ async function main(): Promise<void> {
   cleanup.defer(`remove ${dir}`, () => rmSync(dir, { recursive: true, force: true }));
 
   progress.log('building baud (tsc) …');
-  const commit = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: REPO, encoding: 'utf8' }).trim();
-  const build = buildServer(path.join(dir, 'build'), 'head', commit);
+  const build = buildServer(path.join(dir, 'build'), 'head', machine.commit);
   const bare = buildWithoutMessageIndex(build, path.join(dir, 'build-without-index'));
 
   const synthetic = path.join(dir, 'enigma-synthetic');

@@ -1,7 +1,7 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import { CompiledQuery, type RawBuilder, sql } from 'kysely';
 import type { Clock } from '../clock.js';
-import type { Dialect, Executor } from '../db/database.js';
+import type { Db, Dialect, Executor } from '../db/database.js';
 import { stripAnsi } from '../text/strip-ansi.js';
 import type { WordShares } from './match-share.js';
 import { ID_SPAN, RELEVANCE_SCALE, relevanceScore } from './relevance.js';
@@ -55,13 +55,17 @@ const MAX_POSITION = 16_383;
  */
 export function postgresTsvector(fields: readonly string[]): Buffer {
   const words = documentWords;
-  words.clear();
-  for (const field of fields) {
-    const text = stripAnsi(field);
-    if (tokenisesAlikeInSqlite(text)) words.addAsciiRuns(text);
-    else for (const word of searchTokens(text)) words.addToken(word);
+  try {
+    for (const field of fields) {
+      const text = stripAnsi(field);
+      if (tokenisesAlikeInSqlite(text)) words.addAsciiRuns(text);
+      else for (const word of searchTokens(text)) words.addToken(word);
+    }
+    return words.encode();
+  } finally {
+    // Lets go of the document's texts, which would otherwise live until the next one.
+    words.clear();
   }
-  return words.encode();
 }
 
 /**
@@ -100,6 +104,7 @@ class DocumentWords {
   clear(): void {
     for (const slot of this.usedSlots) this.slots[slot] = 0;
     this.usedSlots.length = 0;
+    this.texts.length = 0;
     this.words = 0;
     this.places = 0;
     this.position = 0;
@@ -118,7 +123,7 @@ class DocumentWords {
       const start = at;
       let hash = 0;
       do {
-        hash = (Math.imul(hash, HASH_MULTIPLIER) + lowerCode(text.charCodeAt(at))) | 0;
+        hash = nextHash(hash, text.charCodeAt(at));
         at += 1;
       } while (at < end && isAsciiWordCode(text.charCodeAt(at)));
       this.add(text, start, at - start, hash, 1);
@@ -128,9 +133,7 @@ class DocumentWords {
   /** Adds one token as `searchTokens` gives it (folded already). */
   addToken(token: string): void {
     let hash = 0;
-    for (let at = 0; at < token.length; at += 1) {
-      hash = (Math.imul(hash, HASH_MULTIPLIER) + lowerCode(token.charCodeAt(at))) | 0;
-    }
+    for (let at = 0; at < token.length; at += 1) hash = nextHash(hash, token.charCodeAt(at));
     this.add(token, 0, token.length, hash, 0);
   }
 
@@ -138,7 +141,7 @@ class DocumentWords {
     const position = Math.min(this.position + 1, MAX_POSITION);
     this.position = position;
     const mask = this.slots.length - 1;
-    let slot = (hash ^ (hash >>> 15)) & mask;
+    let slot = firstSlot(hash, mask);
     for (let entry = this.slots[slot] as number; entry !== 0; entry = this.slots[slot] as number) {
       const word = entry - 1;
       if (this.hashes[word] === hash && this.isSameWord(word, text, start, length)) {
@@ -213,7 +216,7 @@ class DocumentWords {
     this.usedSlots.length = 0;
     for (let word = 0; word < this.words; word += 1) {
       const hash = this.hashes[word] as number;
-      let slot = (hash ^ (hash >>> 15)) & mask;
+      let slot = firstSlot(hash, mask);
       while (slots[slot] !== 0) slot = (slot + 1) & mask;
       slots[slot] = word + 1;
       this.usedSlots.push(slot);
@@ -260,6 +263,16 @@ function grownInt32Array(array: Int32Array<ArrayBuffer>): Int32Array<ArrayBuffer
  * its words collide in the table (which would make encoding it quadratic).
  */
 const HASH_MULTIPLIER = (Math.floor(Math.random() * 0x3fffffff) << 1) | 1;
+
+/** A word's hash with one more character (compared lowercased, so hashed lowercased). */
+function nextHash(hash: number, code: number): number {
+  return (Math.imul(hash, HASH_MULTIPLIER) + lowerCode(code)) | 0;
+}
+
+/** Where a hash's probe starts in a table of `mask + 1` slots (its high bits folded in). */
+function firstSlot(hash: number, mask: number): number {
+  return (hash ^ (hash >>> 15)) & mask;
+}
 
 const documentWords = new DocumentWords();
 
@@ -380,7 +393,8 @@ export async function mergePendingEntries(db: Executor, dialect: Dialect, index:
 
 /**
  * Merges an index's GIN pending list while a bulk load goes on (PostgreSQL; nothing on SQLite):
- * `nudge` after each committed batch starts a merge on a pooled connection of its own, or asks
+ * `nudge` after each committed batch starts a merge on a pooled connection of its own (so `db` is
+ * the database, never the load's transaction), or asks
  * the running one to go round again; `finish` waits for the last and merges what is left.
  *
  * Why beside the load: merging the list was a quarter of PostgreSQL's work in an import, done by
@@ -396,7 +410,7 @@ export interface PendingEntryMerges {
   finish(): Promise<void>;
 }
 
-export function mergePendingEntriesBeside(db: Executor, dialect: Dialect, index: FullTextIndex): PendingEntryMerges {
+export function mergePendingEntriesBeside(db: Db, dialect: Dialect, index: FullTextIndex): PendingEntryMerges {
   if (dialect !== 'postgres') return { nudge() {}, finish: async () => {} };
   let running: Promise<void> | null = null;
   let isAskedAgain = false;

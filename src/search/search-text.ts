@@ -130,7 +130,7 @@ export function isAsciiWordCode(code: number): boolean {
  */
 function hasOverlongWord(text: string): boolean {
   const stride = MAX_TOKEN_LENGTH + 1;
-  const isWordAt = (index: number) => IS_ASCII_WORD_CHARACTER[text.charCodeAt(index)] === 1;
+  const isWordAt = (index: number) => isAsciiWordCode(text.charCodeAt(index));
   for (let probe = stride - 1; probe < text.length; probe += stride) {
     if (!isWordAt(probe)) continue;
     let start = probe;
