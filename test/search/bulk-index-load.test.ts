@@ -12,7 +12,8 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Executor } from '../../src/db/database.js';
 import { insertIndexedMessages } from '../../src/messages/message-search-store.js';
-import { addToIndex, mergePendingEntriesBeside } from '../../src/search/full-text-index.js';
+import { addToIndex, documentMatch, mergePendingEntriesBeside } from '../../src/search/full-text-index.js';
+import { parseSearchQuery } from '../../src/search/search-query.js';
 import { MESSAGE_TEST_CONFIG, seedMessages } from '../messages/message-fixture.js';
 import { createTestBoard, describeEachDialect, type TestBoard } from '../support/test-board.js';
 
@@ -111,6 +112,35 @@ describeEachDialect('merging the pending entries beside a bulk write', (dialect)
     await merges.finish();
     if (dialect === 'postgres') expect(await mergedPages()).toBe(0);
     expect(await indexedCount()).toBe(150);
+  });
+
+  it('lets two bulk writes at once, each merging beside itself, index every document and leave nothing pending', async () => {
+    await sql`DELETE FROM message_search`.execute(board.board.db);
+    // Two importers (two processes of one board would do the same, each with its own pool).
+    const writeAlone = async (slice: number[]) => {
+      const merges = mergePendingEntriesBeside(board.board.db, dialect, 'message_search');
+      for (let start = 0; start < slice.length; start += 25) {
+        const batch = slice.slice(start, start + 25);
+        await board.board.db.transaction().execute((trx) =>
+          addToIndex(
+            trx,
+            dialect,
+            'message_search',
+            batch.map((id) => ({ id, fields: [`subject ${id}`, 'a body of words'] })),
+          ),
+        );
+        merges.nudge();
+      }
+      await merges.finish();
+    };
+    await Promise.all([writeAlone(ids.filter((id) => id % 2 === 0)), writeAlone(ids.filter((id) => id % 2 === 1))]);
+    if (dialect === 'postgres') expect(await mergedPages()).toBe(0);
+    expect(await indexedCount()).toBe(150);
+    const { rows } = await sql<{ n: number | string }>`
+      SELECT count(*) AS n FROM message_search s WHERE ${documentMatch(dialect, 'message_search', parseSearchQuery('words')).condition}`.execute(
+      board.board.db,
+    );
+    expect(Number(rows[0]?.n)).toBe(150);
   });
 
   it('leaves no index rows behind when storing the messages fails while their documents are indexed', async () => {
