@@ -31,7 +31,6 @@ import { cpuSeconds, MiB, peakResidentBytes } from './process-memory.js';
 import { createProgress } from './progress.js';
 import { buildServer, buildWithoutMessageIndex } from './server-build.js';
 
-
 const USAGE = `npm run bench:enigma [-- options]
 
 Builds baud (HEAD, with tsc) and a synthetic ENiGMA½ board (the test fixture's messages copied
