@@ -128,7 +128,14 @@ describeEachDialect('terminal mail, files and the board', (dialect) => {
     await expect.poll(actionsOfWendy).toEqual(['At the main menu']);
     // A minute on: the session says it is still there, with what it is doing.
     terminal.timers.advance(60_000);
-    await expect.poll(actionsOfWendy).toContain('At the main menu');
+    const keptAliveAt = terminal.clock.now().toISOString();
+    const nodesOfWendy = async () =>
+      (await board().system.listNodes())
+        .filter((node) => node.username === 'wendy')
+        .map(({ action, lastActivityAt }) => ({ action, lastActivityAt }));
+    // Waited for until written: a W typed before it lands would be the minute's write instead,
+    // and the node would read "Reading board information".
+    await expect.poll(nodesOfWendy).toEqual([{ action: 'At the main menu', lastActivityAt: keptAliveAt }]);
     caller.type('w');
     const shown = await caller.waitFor('[Q] Back: ');
     expect(shown).toContain("Who's online");
