@@ -121,8 +121,15 @@ export interface Board {
   close(): Promise<void>;
 }
 
-/** Opens the board of `config`: its database (migrated unless `migrate` is false) and every service on it. */
-export async function openBoard(config: Config, options: { clock?: Clock; migrate?: boolean } = {}): Promise<Board> {
+/**
+ * Opens the board of `config`: its database (migrated unless `migrate` is false) and every service
+ * on it. `forBulkWrites` puts a SQLite connection on a worker thread of its own (see
+ * OpenDatabaseOptions.isSqliteOnWorkerThread): for the commands that write in bulk.
+ */
+export async function openBoard(
+  config: Config,
+  options: { clock?: Clock; migrate?: boolean; forBulkWrites?: boolean } = {},
+): Promise<Board> {
   const clock = options.clock ?? systemClock;
   // ACS errors are configuration errors: find them before touching the database.
   const areas = compileBoardAreas(config);
@@ -132,6 +139,7 @@ export async function openBoard(config: Config, options: { clock?: Clock; migrat
     statementTimeoutSeconds,
     timeQueries: config.metrics.enabled,
     onSqliteOpen: registerRelevanceFunction,
+    isSqliteOnWorkerThread: options.forBulkWrites ?? false,
   });
   try {
     const appliedMigrations = (options.migrate ?? true) ? await migrateToLatest(database) : [];

@@ -21,8 +21,12 @@ export function loadCliConfig(options: CommonOptions): Config {
 }
 
 /** Runs `work` with an open (migrated) board and closes it afterwards, whatever happens. */
-export async function withBoard<T>(options: CommonOptions, work: (board: Board) => Promise<T>): Promise<T> {
-  const board = await openBoard(loadCliConfig(options));
+export async function withBoard<T>(
+  options: CommonOptions,
+  work: (board: Board) => Promise<T>,
+  boardOptions: { readonly forBulkWrites?: boolean } = {},
+): Promise<T> {
+  const board = await openBoard(loadCliConfig(options), boardOptions);
   try {
     return await work(board);
   } finally {

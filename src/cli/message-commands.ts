@@ -22,10 +22,14 @@ export function registerMessageCommands(program: Command): void {
     await access(file).catch(() => {
       throw new Error(`cannot read ${file}`);
     });
-    const result = await withBoard(options, (board) => {
-      const lines = createInterface({ input: createReadStream(file), crlfDelay: Number.POSITIVE_INFINITY });
-      return importMessages(board, areaTag, lines, (imported) => printProgress(`imported ${imported} messages …`));
-    });
+    const result = await withBoard(
+      options,
+      (board) => {
+        const lines = createInterface({ input: createReadStream(file), crlfDelay: Number.POSITIVE_INFINITY });
+        return importMessages(board, areaTag, lines, (imported) => printProgress(`imported ${imported} messages …`));
+      },
+      { forBulkWrites: true },
+    );
     printResult(
       options,
       { areaTag, imported: result.imported },

@@ -17,6 +17,7 @@ import type pg from 'pg';
 import { boardMigrations } from './migrations/index.js';
 import { preparedStatementName } from './prepared-query.js';
 import type { Tables } from './schema.js';
+import { SqliteWorkerDialect } from './sqlite-worker-dialect.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 export type Db = Kysely<Tables>;
@@ -82,6 +83,12 @@ export interface OpenDatabaseOptions {
    * without it answers everything but a search by relevance.
    */
   readonly onSqliteOpen?: (connection: BetterSqlite3.Database) => void;
+  /**
+   * SQLite: the connection lives on a worker thread of its own (src/db/sqlite-worker-dialect.ts),
+   * so statements run while this thread does other work — for bulk writes. `onSqliteOpen` is not
+   * called: such a database answers everything but a search by relevance.
+   */
+  readonly isSqliteOnWorkerThread?: boolean;
 }
 
 const OPERATION_OF_NODE: Readonly<Record<string, QueryOperation>> = {
@@ -118,7 +125,13 @@ function queryTimer(enabled: boolean) {
  */
 export async function openDatabase(url: string, options: OpenDatabaseOptions = {}): Promise<Database> {
   const timer = queryTimer(options.timeQueries ?? false);
-  if (url.startsWith('sqlite:')) return openSqlite(url.slice('sqlite:'.length), timer, options.onSqliteOpen);
+  if (url.startsWith('sqlite:'))
+    return openSqlite(
+      url.slice('sqlite:'.length),
+      timer,
+      options.onSqliteOpen,
+      options.isSqliteOnWorkerThread ?? false,
+    );
   if (url.startsWith('postgres://') || url.startsWith('postgresql://'))
     return openPostgres(url, options.poolSize ?? 10, options.statementTimeoutSeconds ?? 0, timer);
   throw new Error('database.url must start with sqlite: or postgres://');
@@ -126,21 +139,25 @@ export async function openDatabase(url: string, options: OpenDatabaseOptions = {
 
 type QueryTimer = ReturnType<typeof queryTimer>;
 
+/**
+ * How every SQLite connection of the board is set up: WAL, foreign keys, a busy timeout, and
+ * `synchronous = NORMAL` (with WAL durable across application crashes; only an OS crash can lose
+ * the last commits).
+ */
+const SQLITE_PRAGMAS = ['journal_mode = WAL', 'foreign_keys = ON', 'busy_timeout = 5000', 'synchronous = NORMAL'];
+
 function openSqlite(
   file: string,
   timer: QueryTimer,
   onOpen: ((connection: BetterSqlite3.Database) => void) | undefined,
+  isOnWorkerThread: boolean,
 ): Database {
   if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
-  const connection = new BetterSqlite3(file);
-  connection.pragma('journal_mode = WAL');
-  connection.pragma('foreign_keys = ON');
-  connection.pragma('busy_timeout = 5000');
-  // WAL + NORMAL is durable across application crashes; only an OS crash can lose the last commits.
-  connection.pragma('synchronous = NORMAL');
-  onOpen?.(connection);
+  const dialect = isOnWorkerThread
+    ? new SqliteWorkerDialect({ file, pragmas: SQLITE_PRAGMAS, statementCacheSize: STATEMENT_CACHE_SIZE })
+    : new SqliteDialect({ database: withStatementCache(openSqliteConnection(file, onOpen), STATEMENT_CACHE_SIZE) });
   const db = new Kysely<Tables>({
-    dialect: new SqliteDialect({ database: withStatementCache(connection, STATEMENT_CACHE_SIZE) }),
+    dialect,
     plugins: [new CamelCasePlugin()],
     ...timer.kyselyOptions,
   });
@@ -153,6 +170,16 @@ function openSqlite(
     listen: async () => async () => {},
     close: () => db.destroy(),
   };
+}
+
+function openSqliteConnection(
+  file: string,
+  onOpen: ((connection: BetterSqlite3.Database) => void) | undefined,
+): BetterSqlite3.Database {
+  const connection = new BetterSqlite3(file);
+  for (const pragma of SQLITE_PRAGMAS) connection.pragma(pragma);
+  onOpen?.(connection);
+  return connection;
 }
 
 /**

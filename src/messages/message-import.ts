@@ -34,9 +34,9 @@ const KNOWN_MEMBERS: ReadonlySet<string> = new Set(['from', 'to', 'subject', 'bo
 
 interface PendingMessage {
   readonly lineNumber: number;
-  /** The row but for what the batch's commit gives it: its id and thread place. */
-  readonly row: Omit<NewMessageRow, 'id' | 'threadRootId' | 'threadPath'>;
-  /** Line number of the message this one replies to, when that line is in the same batch. */
+  /** The row but for what the batch's commit gives it: its id, parent and thread place. */
+  readonly row: Omit<NewMessageRow, 'id' | 'replyToMessageId' | 'threadRootId' | 'threadPath'>;
+  /** Line number of the message this one replies to (an earlier message line of the file). */
   readonly replyToLine: number | null;
 }
 
@@ -77,51 +77,69 @@ export async function importMessages(
     throw new NotFoundError('message.area-not-found', `No message area "${areaTag}".`);
   const batchSize = options.batchSize ?? DEFAULT_IMPORT_BATCH_SIZE;
   const store = deps.messageStore;
-  // messageId of every imported line (by line number), for replies to earlier batches.
+  // messageId of every committed line (by line number), for replies to earlier batches.
   const idsByLine: number[] = [];
+  // The message lines not committed yet: the batch being read, and the one being committed.
+  const uncommittedLines = new Set<number>();
   let batch: PendingMessage[] = [];
-  const batchLines = new Set<number>();
   let imported = 0;
   let lineNumber = 0;
   const bulkWrite = store.startBulkWrite();
 
-  async function commitBatch(): Promise<void> {
-    if (batch.length === 0) return;
-    const pending = batch;
-    batch = [];
-    batchLines.clear();
+  async function commitBatch(pending: readonly PendingMessage[]): Promise<void> {
+    const batchLines = new Set(pending.map((message) => message.lineNumber));
+    // Replies to lines before this batch name committed lines: the batches before it are in.
+    const earlierParentIds = pending.flatMap(({ replyToLine }) =>
+      replyToLine === null || batchLines.has(replyToLine) ? [] : [idsByLine[replyToLine] as number],
+    );
     // RFC 3339 UTC strings with milliseconds sort as text.
     const newest = pending.map(({ row }) => row.timestamp).sort()[pending.length - 1] ?? '';
-    await store.transaction(async (trx) => {
+    const idByLine = await store.transaction(async (trx) => {
       // The area's counter row first: its lock orders the writers of the area (see postMessage).
       await trx.addToAreaCounters(areaTag, pending.length, newest);
       const ids = await trx.reserveMessageIds(pending.length);
       // Replies to earlier batches hang under messages already stored; replies inside the batch under rows of it.
-      const earlierParents = await trx.threadPlacesOf(
-        pending.flatMap(({ row }) => (row.replyToMessageId == null ? [] : [row.replyToMessageId])),
-      );
+      const earlierParents = await trx.threadPlacesOf(earlierParentIds);
+      const idInBatch = new Map<number, number>();
       const placeByLine = new Map<number, ThreadPlace>();
       const rows = pending.map((message, index) => {
         const id = ids[index] as number;
-        idsByLine[message.lineNumber] = id;
-        const earlierParentId = message.row.replyToMessageId ?? null;
-        const replyToMessageId =
-          message.replyToLine === null ? earlierParentId : (idsByLine[message.replyToLine] ?? null);
-        const parent =
-          message.replyToLine === null
-            ? earlierParentId === null
-              ? undefined
-              : earlierParents.get(earlierParentId)
-            : placeByLine.get(message.replyToLine);
+        const { lineNumber: line, replyToLine } = message;
+        let replyToMessageId: number | null = null;
+        let parent: ThreadPlace | undefined;
+        if (replyToLine !== null) {
+          const parentInBatch = idInBatch.get(replyToLine);
+          replyToMessageId = parentInBatch ?? (idsByLine[replyToLine] as number);
+          parent = parentInBatch === undefined ? earlierParents.get(replyToMessageId) : placeByLine.get(replyToLine);
+        }
         const place = threadPlaceOf(id, parent ?? null);
-        placeByLine.set(message.lineNumber, place);
+        idInBatch.set(line, id);
+        placeByLine.set(line, place);
         return { ...message.row, id, replyToMessageId, ...place };
       });
       await trx.insertMessages(rows);
+      return idInBatch;
     });
+    for (const [line, id] of idByLine) {
+      idsByLine[line] = id;
+      uncommittedLines.delete(line);
+    }
     imported += pending.length;
     bulkWrite.batchCommitted();
     onProgress(imported);
+  }
+
+  // One batch is committed while the next is read: the database's work (on its own thread or
+  // server) and the parsing go on at once. A batch starts only once the one before it is in.
+  let committing: Promise<void> = Promise.resolve();
+  async function commitInTurn(): Promise<void> {
+    const pending = batch;
+    batch = [];
+    await committing;
+    if (pending.length === 0) return;
+    committing = commitBatch(pending);
+    // Awaited before the next batch or the end; a failure meanwhile must not count as unhandled.
+    committing.catch(() => {});
   }
 
   function parseLine(text: string): PendingMessage {
@@ -148,17 +166,15 @@ export async function importMessages(
     if (!RFC_3339.test(rawTimestamp) || Number.isNaN(millis)) {
       throw new BadRequestError('message.import-line-invalid', 'timestamp must be an RFC 3339 date-time');
     }
-    let replyToMessageId: number | null = null;
     let replyToLine: number | null = null;
     if (source.replyTo !== undefined) {
       const line = source.replyTo;
       if (typeof line !== 'number' || !Number.isInteger(line) || line < 1 || line >= lineNumber) {
         throw new BadRequestError('message.import-line-invalid', 'replyTo must be the line number of an earlier line');
       }
-      const known = idsByLine[line];
-      if (known !== undefined) replyToMessageId = known;
-      else if (batchLines.has(line)) replyToLine = line;
-      else throw new BadRequestError('message.import-line-invalid', `replyTo ${line} is not a message line`);
+      if (idsByLine[line] === undefined && !uncommittedLines.has(line))
+        throw new BadRequestError('message.import-line-invalid', `replyTo ${line} is not a message line`);
+      replyToLine = line;
     }
     const network = source.ftn === undefined ? {} : checkNetwork(source.ftn, '/ftn');
     return {
@@ -167,7 +183,6 @@ export async function importMessages(
       row: {
         uuid: messageUuid(),
         areaTag,
-        replyToMessageId,
         fromUserId: null,
         fromUserName: from,
         toUserName: to,
@@ -185,16 +200,20 @@ export async function importMessages(
       if (text.trim() === '') continue;
       try {
         batch.push(parseLine(text));
-        batchLines.add(lineNumber);
+        uncommittedLines.add(lineNumber);
       } catch (error) {
-        if (error instanceof BadRequestError) throw new MessageImportError(lineNumber, error.detail, imported);
-        throw error;
+        if (!(error instanceof BadRequestError)) throw error;
+        // Whatever was committing goes in first: the error counts it.
+        await committing;
+        throw new MessageImportError(lineNumber, error.detail, imported);
       }
-      if (batch.length >= batchSize) await commitBatch();
+      if (batch.length >= batchSize) await commitInTurn();
     }
-    await commitBatch();
+    await commitInTurn();
+    await committing;
   } finally {
     // Batches committed before a bad line stay, so the statistics must follow them too.
+    await committing.catch(() => {});
     if (imported > 0) await bulkWrite.finish();
   }
   return { imported };

@@ -58,14 +58,25 @@ export async function addToLiveCounts(
   messages: ReadonlyArray<{ readonly areaTag: string; readonly id: number }>,
   delta: 1 | -1,
 ): Promise<void> {
-  const changes = new Map<string, Map<number, number>>();
+  // Summed by block position first: a batch of consecutive ids shares a few positions (32 ids
+  // each), and each position's path up the tree is walked once instead of once per message.
+  const positions = new Map<string, Map<number, number>>();
   for (const { areaTag, id } of messages) {
-    let nodes = changes.get(areaTag);
-    if (!nodes) {
-      nodes = new Map();
-      changes.set(areaTag, nodes);
+    let counts = positions.get(areaTag);
+    if (!counts) {
+      counts = new Map();
+      positions.set(areaTag, counts);
     }
-    for (const node of [TOTAL_NODE, ...nodesHolding(positionOf(id))]) nodes.set(node, (nodes.get(node) ?? 0) + delta);
+    const position = positionOf(id);
+    counts.set(position, (counts.get(position) ?? 0) + delta);
+  }
+  const changes = new Map<string, Map<number, number>>();
+  for (const [areaTag, counts] of positions) {
+    const nodes = new Map<number, number>();
+    changes.set(areaTag, nodes);
+    for (const [position, change] of counts) {
+      for (const node of [TOTAL_NODE, ...nodesHolding(position)]) nodes.set(node, (nodes.get(node) ?? 0) + change);
+    }
   }
   const rows = [...changes.keys()]
     .sort()

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NotFoundError } from '../../src/errors.js';
@@ -185,21 +186,27 @@ describeEachDialect('message import', (dialect) => {
   });
 });
 
+/** A board directory with its config file (SQLite, the message test areas), for the CLI. */
+function createCliBoard(prefix: string): { dir: string; config: string } {
+  const dir = mkdtempSync(path.join(tmpdir(), prefix));
+  const config = path.join(dir, 'config.hjson');
+  writeFileSync(
+    config,
+    JSON.stringify({
+      paths: { dataDir: dir },
+      database: { url: `sqlite:${path.join(dir, 'baud.db')}` },
+      logging: { level: 'silent' },
+      messageConferences: MESSAGE_TEST_CONFIG.messageConferences,
+    }),
+  );
+  return { dir, config };
+}
+
 describe('baud message import', () => {
   let dir: string;
   let config: string;
   beforeAll(() => {
-    dir = mkdtempSync(path.join(tmpdir(), 'baud-message-cli-'));
-    config = path.join(dir, 'config.hjson');
-    writeFileSync(
-      config,
-      JSON.stringify({
-        paths: { dataDir: dir },
-        database: { url: `sqlite:${path.join(dir, 'baud.db')}` },
-        logging: { level: 'silent' },
-        messageConferences: MESSAGE_TEST_CONFIG.messageConferences,
-      }),
-    );
+    ({ dir, config } = createCliBoard('baud-message-cli-'));
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -275,5 +282,66 @@ describe('baud message import', () => {
       cwd: dir,
     });
     expect(JSON.parse(again.stdout)).toHaveLength(1);
+  });
+});
+
+// The command writes through SQLite on a worker thread, one batch (5,000 lines) committing while
+// the next is read: replies to the batch still committing, and a bad line meanwhile.
+describe('baud message import, batch after batch', () => {
+  let dir: string;
+  let config: string;
+  beforeAll(() => {
+    ({ dir, config } = createCliBoard('baud-message-batches-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  const messagesIn = (areaTag: string) => {
+    const connection = new BetterSqlite3(path.join(dir, 'baud.db'), { readonly: true });
+    try {
+      return connection
+        .prepare(
+          `SELECT id, subject, reply_to_message_id AS replyTo, thread_root_id AS root FROM messages
+            WHERE area_tag = ? ORDER BY id`,
+        )
+        .all(areaTag) as { id: number; subject: string; replyTo: number | null; root: number }[];
+    } finally {
+      connection.close();
+    }
+  };
+
+  it('links replies to the batch still committing and to earlier ones, over three batches', async () => {
+    const replies: Record<number, number> = { 5001: 5000, 5002: 4999, 10001: 1, 10002: 10_001, 12000: 9_999 };
+    const lines = Array.from({ length: 12_000 }, (_, index) => {
+      const line = index + 1;
+      return good(`m${line}`, replies[line] === undefined ? {} : { replyTo: replies[line] });
+    });
+    const file = path.join(dir, 'three-batches.jsonl');
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    const result = await runBaud(['message', 'import', 'vault', file, '--config', config, '--json'], { cwd: dir });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('imported 5000 messages …\nimported 10000 messages …\nimported 12000 messages …\n');
+    const stored = messagesIn('vault');
+    expect(stored.map((message) => message.subject)).toEqual(lines.map((_, index) => `m${index + 1}`));
+    const idOfLine = (line: number) => stored[line - 1]?.id;
+    for (const [line, parentLine] of Object.entries(replies)) {
+      expect(stored[Number(line) - 1]?.replyTo).toBe(idOfLine(parentLine));
+    }
+    expect(stored[10_001]?.root).toBe(idOfLine(1));
+    expect(stored.filter((message) => message.replyTo !== null)).toHaveLength(5);
+  });
+
+  it('counts the batch that was committing when a bad line stopped the next', async () => {
+    const lines = Array.from({ length: 10_002 }, (_, index) => good(`n${index + 1}`));
+    lines.push(good('bad', { replyTo: 10_004 }));
+    const file = path.join(dir, 'bad-third-batch.jsonl');
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    const result = await runBaud(['message', 'import', 'chatter', file, '--config', config], { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      'imported 5000 messages …\nimported 10000 messages …\n' +
+        'baud: line 10003: replyTo must be the line number of an earlier line ' +
+        '(nothing from its batch was imported; 10000 earlier messages were)\n',
+    );
+    expect(messagesIn('chatter')).toHaveLength(10_000);
   });
 });
