@@ -41,10 +41,20 @@ export function startLiveEvents(deps: {
     { maxPerOwner: settings.maxStreamsPerUser, maxPerNode: settings.maxStreamsPerNode },
     deps.streamObserver,
   );
-  const prune = () => log.prune().catch(onError);
+  // One prune at a time, and `stop` waits for the one under way: the database closes after
+  // `stop`, and a prune still running then (the first one starts at once) would fail.
+  let pruneUnderWay: Promise<void> | null = null;
+  const prune = () => {
+    pruneUnderWay ??= log
+      .prune()
+      .then(() => undefined, onError)
+      .finally(() => {
+        pruneUnderWay = null;
+      });
+  };
   const pruning = setInterval(prune, PRUNE_INTERVAL_MS);
   pruning.unref();
-  void prune();
+  prune();
 
   return {
     streams,
@@ -59,6 +69,7 @@ export function startLiveEvents(deps: {
     async stop() {
       clearInterval(pruning);
       streams.closeAll();
+      await pruneUnderWay;
       await hub.close();
     },
   };
