@@ -8,7 +8,6 @@ import {
   type LogEvent,
   Migrator,
   PostgresDialect,
-  type SqliteDatabase,
   SqliteDialect,
   sql,
   type Transaction,
@@ -17,6 +16,7 @@ import type pg from 'pg';
 import { boardMigrations } from './migrations/index.js';
 import { preparedStatementName } from './prepared-query.js';
 import type { Tables } from './schema.js';
+import { withStatementCache } from './sqlite-statement-cache.js';
 import { SqliteWorkerDialect } from './sqlite-worker-dialect.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -188,27 +188,6 @@ function openSqliteConnection(
  * every query of a running board is prepared once; the least recently used one goes first.
  */
 const STATEMENT_CACHE_SIZE = 500;
-
-/**
- * The connection as Kysely's SQLite dialect sees it, with `prepare` answered from a cache:
- * preparing is most of what a small query costs. Safe because the dialect runs one query at a
- * time on its one connection and the board never streams, so no cached statement is ever
- * still iterating when it is handed out again.
- */
-function withStatementCache(connection: BetterSqlite3.Database, capacity: number): SqliteDatabase {
-  const statements = new Map<string, BetterSqlite3.Statement>();
-  return {
-    close: () => connection.close(),
-    prepare(text) {
-      let statement = statements.get(text);
-      if (statement) statements.delete(text);
-      else statement = connection.prepare(text);
-      statements.set(text, statement);
-      if (statements.size > capacity) statements.delete(statements.keys().next().value as string);
-      return statement;
-    },
-  };
-}
 
 /**
  * Runs the prepared queries of the board's stores (see `prepareQuery`) as named prepared

@@ -8,9 +8,11 @@ import {
   type Driver,
   type QueryResult,
   SqliteAdapter,
+  type SqliteDatabase,
   SqliteIntrospector,
   SqliteQueryCompiler,
 } from 'kysely';
+import { withStatementCache } from './sqlite-statement-cache.js';
 
 /** What the main thread asks of the worker: one statement, or to close the connection. */
 type WorkerRequest =
@@ -41,12 +43,14 @@ export interface SqliteWorkerOptions {
  * sent and posts back the rows, or the error's message and code. It is sent to the worker as
  * source text (`eval`), so it uses nothing from this module's scope: the board's modules may be
  * TypeScript that a worker thread cannot load as it is (the test runner), while a function's own
- * text is always plain JavaScript by the time it runs.
+ * text is always plain JavaScript by the time it runs. Its statement cache (`cached`) is the
+ * main thread's own, sent the same way.
  */
 function runSqliteWorker(
   require: (id: string) => unknown,
   port: import('node:worker_threads').MessagePort,
   data: SqliteWorkerOptions & { readonly betterSqlite3: string },
+  cached: typeof withStatementCache,
 ): void {
   const Database = require(data.betterSqlite3) as typeof BetterSqlite3;
   const failureOf = (error: unknown) => {
@@ -54,33 +58,29 @@ function runSqliteWorker(
     return { message, code };
   };
   // A file that cannot be opened fails every statement with SQLite's own error.
-  let connection: BetterSqlite3.Database | null = null;
+  let database: SqliteDatabase | null = null;
   let openFailure: ReturnType<typeof failureOf> | null = null;
   try {
-    connection = new Database(data.file);
+    const connection = new Database(data.file);
     for (const pragma of data.pragmas) connection.pragma(pragma);
+    database = cached(connection, data.statementCacheSize);
   } catch (error) {
     openFailure = failureOf(error);
   }
-  const statements = new Map<string, BetterSqlite3.Statement>();
   port.on('message', (request: WorkerRequest) => {
     if ('close' in request) {
-      connection?.close();
+      database?.close();
       port.postMessage({ id: request.id, rows: [] } satisfies WorkerReply);
       port.close();
       return;
     }
     const { id, sql, parameters } = request;
-    if (connection === null) {
+    if (database === null) {
       port.postMessage({ id, error: openFailure ?? { message: 'not open', code: undefined } } satisfies WorkerReply);
       return;
     }
     try {
-      let statement = statements.get(sql);
-      if (statement) statements.delete(sql);
-      else statement = connection.prepare(sql);
-      statements.set(sql, statement);
-      if (statements.size > data.statementCacheSize) statements.delete(statements.keys().next().value as string);
+      const statement = database.prepare(sql) as BetterSqlite3.Statement;
       if (statement.reader) {
         port.postMessage({ id, rows: statement.all(parameters) } satisfies WorkerReply);
       } else {
@@ -139,7 +139,8 @@ class SqliteWorkerDriver implements Driver {
   async init(): Promise<void> {
     const betterSqlite3 = createRequire(import.meta.url).resolve('better-sqlite3');
     const worker = new Worker(
-      `(${runSqliteWorker.toString()})(require, require('node:worker_threads').parentPort, require('node:worker_threads').workerData)`,
+      `const { parentPort, workerData } = require('node:worker_threads');
+      (${runSqliteWorker.toString()})(require, parentPort, workerData, ${withStatementCache.toString()});`,
       {
         eval: true,
         workerData: { ...this.#options, betterSqlite3 },

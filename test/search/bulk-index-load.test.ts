@@ -73,18 +73,21 @@ describeEachDialect('merging the pending entries beside a bulk write', (dialect)
   });
   afterAll(() => board.close());
 
+  /** Indexes these seeded messages, committed together as a bulk write does. */
+  const indexInOneTransaction = (batch: readonly number[]) =>
+    board.board.db.transaction().execute((trx) =>
+      addToIndex(
+        trx,
+        dialect,
+        'message_search',
+        batch.map((id) => ({ id, fields: [`subject ${id}`, 'a body of words'] })),
+      ),
+    );
   /** Indexes the seeded messages again, in two committed bulk transactions. */
   const writeInBulk = async (afterEachBatch: () => void) => {
     await sql`DELETE FROM message_search`.execute(board.board.db);
     for (const batch of [ids.slice(0, 120), ids.slice(120)]) {
-      await board.board.db.transaction().execute((trx) =>
-        addToIndex(
-          trx,
-          dialect,
-          'message_search',
-          batch.map((id) => ({ id, fields: [`subject ${id}`, 'a body of words'] })),
-        ),
-      );
+      await indexInOneTransaction(batch);
       afterEachBatch();
     }
   };
@@ -121,14 +124,7 @@ describeEachDialect('merging the pending entries beside a bulk write', (dialect)
       const merges = mergePendingEntriesBeside(board.board.db, dialect, 'message_search');
       for (let start = 0; start < slice.length; start += 25) {
         const batch = slice.slice(start, start + 25);
-        await board.board.db.transaction().execute((trx) =>
-          addToIndex(
-            trx,
-            dialect,
-            'message_search',
-            batch.map((id) => ({ id, fields: [`subject ${id}`, 'a body of words'] })),
-          ),
-        );
+        await indexInOneTransaction(batch);
         merges.nudge();
       }
       await merges.finish();
