@@ -25,6 +25,8 @@ export interface RecentCache<Value> {
     times: { readonly loadedAtMs: number; readonly expiresAtMs: number },
     version: number,
   ): void;
+  /** When the value `get` answers for `key` was loaded (its `loadedAtMs`); undefined when nothing is held. */
+  loadedAtMs(key: string): number | undefined;
   /** Bytes held now, by the entries' estimates and what was derived from their values (`chargeDerived`). */
   readonly bytes: number;
   readonly size: number;
@@ -129,6 +131,9 @@ export function createRecentCache<Value>(options: RecentCacheOptions<Value>): Re
       if (typeof value === 'object' && value !== null) holders.set(value, (extra) => charge(entry, extra));
       trim(clock.now().getTime());
       scheduleSweep();
+    },
+    loadedAtMs(key: string): number | undefined {
+      return entries.get(key)?.loadedAtMs;
     },
     sweep(): void {
       isSweepScheduled = false;

@@ -12,6 +12,16 @@ import type { SearchHit } from './message-search-store.js';
  */
 export const MESSAGE_READ_CACHE_MAX_AGE_MS = 1000;
 
+/**
+ * A remembered read asked for this long after it was loaded is loaded again in the background,
+ * and the answer held goes on answering until the new one is in (never past its age). Without
+ * it a busy read is loaded again only once it has expired, and every reader asking while that
+ * load is under way waits for it: the slow tail of a busy search (see docs/PERFORMANCE.md). A
+ * busy read is then loaded about every 750 ms instead of every second; one asked for only early
+ * in its age just expires.
+ */
+const REFRESH_AHEAD_AFTER_MS = (MESSAGE_READ_CACHE_MAX_AGE_MS * 3) / 4;
+
 const MiB = 1024 * 1024;
 
 /**
@@ -138,7 +148,8 @@ export function createMessageReadCache(clock: Clock): MessageReadCache {
   /**
    * `load`'s answer from `cache` while it is fresh; else loaded (or the load under way awaited),
    * and kept if it was asked for once already within the bound. A miss (undefined) is never
-   * remembered.
+   * remembered. A remembered answer asked for in the last quarter of its age is loaded again in
+   * the background (see REFRESH_AHEAD_AFTER_MS) while it goes on answering.
    */
   async function remembered<T, Loaded extends T | undefined>(
     cache: RecentCache<T>,
@@ -147,11 +158,39 @@ export function createMessageReadCache(clock: Clock): MessageReadCache {
     load: () => Promise<Loaded>,
     currentVersion: () => number = () => version,
   ): Promise<Loaded> {
-    const known = cache.get(key, currentVersion());
+    const atVersion = currentVersion();
+    const known = cache.get(key, atVersion);
+    if (known === undefined) return loadOnce(cache, sighting, key, load, currentVersion, false);
+    const loadedAtMs = cache.loadedAtMs(key) ?? Number.POSITIVE_INFINITY;
+    const isDue = clock.now().getTime() - loadedAtMs >= REFRESH_AHEAD_AFTER_MS;
+    if (isDue && !loading.has(flightKeyOf(atVersion, sighting))) {
+      // Nobody waits for it: if it fails, the answer held goes on until it expires, and the
+      // first read after that loads again and meets the failure itself.
+      loadOnce(cache, sighting, key, load, currentVersion, true).catch(() => {});
+    }
     // What the cache holds was loaded by the same `load`: a T that is not undefined.
-    if (known !== undefined) return known as Loaded;
-    const loadedAt = currentVersion();
-    const flightKey = `${loadedAt} ${sighting}`;
+    return known as Loaded;
+  }
+
+  const flightKeyOf = (atVersion: number, sighting: string) => `${atVersion} ${sighting}`;
+
+  /**
+   * Loads `key` unless a load of it begun in the current version is under way (then awaits that
+   * one), and keeps the answer if it is busy — known to be (`isBusy`, a refresh ahead of a
+   * remembered answer), asked for while it loaded, or asked for once already within the bound —
+   * and nothing was written while it loaded (it would be stale already, and could push out an
+   * answer loaded since).
+   */
+  async function loadOnce<T, Loaded extends T | undefined>(
+    cache: RecentCache<T>,
+    sighting: string,
+    key: string,
+    load: () => Promise<Loaded>,
+    currentVersion: () => number,
+    isBusy: boolean,
+  ): Promise<Loaded> {
+    const atVersion = currentVersion();
+    const flightKey = flightKeyOf(atVersion, sighting);
     const underWay = loading.get(flightKey);
     if (underWay !== undefined) {
       underWay.isAskedAgain = true;
@@ -159,14 +198,14 @@ export function createMessageReadCache(clock: Clock): MessageReadCache {
       return underWay.answer as Promise<Loaded>;
     }
     const loadedAtMs = clock.now().getTime();
-    const flight = { answer: load(), isAskedAgain: false };
+    const flight = { answer: load(), isAskedAgain: isBusy };
     loading.set(flightKey, flight);
     try {
       const value = await flight.answer;
       const times = { loadedAtMs, expiresAtMs: loadedAtMs + MESSAGE_READ_CACHE_MAX_AGE_MS };
       const isSeenBefore = flight.isAskedAgain || sightings.get(sighting, ANY_VERSION) !== undefined;
       if (!isSeenBefore) sightings.set(sighting, true, times, ANY_VERSION);
-      else if (value !== undefined) cache.set(key, value, times, loadedAt);
+      else if (value !== undefined && currentVersion() === atVersion) cache.set(key, value, times, atVersion);
       return value;
     } finally {
       loading.delete(flightKey);

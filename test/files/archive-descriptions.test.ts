@@ -54,14 +54,12 @@ function openPaths(): string[] | null {
   return paths;
 }
 
-/** Resolves once `path` is no longer open; the close yauzl starts finishes a few ticks later. */
+/**
+ * Resolves once `path` is no longer open. The close yauzl starts runs on libuv's thread pool,
+ * which a busy test run can keep waiting for a while (a fixed count of ticks was not enough).
+ */
 async function expectClosed(path: string): Promise<void> {
-  for (let tick = 0; tick < 100; tick++) {
-    const paths = openPaths();
-    if (paths === null || !paths.includes(path)) return;
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-  expect(openPaths()).not.toContain(path);
+  await vi.waitFor(() => expect(openPaths() ?? []).not.toContain(path), { timeout: 5000, interval: 5 });
 }
 
 describe('readArchiveDescriptions', () => {

@@ -212,4 +212,72 @@ describe('loads of one read under way', () => {
     expect(await retried).toEqual(page('back'));
     expect(load).toHaveBeenCalledTimes(1);
   });
+
+  /** A page asked for twice at the clock's time, so it is kept from then. */
+  async function keptPage(cache: ReturnType<typeof createMessageReadCache>, subject: string) {
+    for (let asked = 0; asked < 2; asked += 1) await cache.page('general 1', async () => page(subject));
+  }
+
+  it('loads a busy read again in its last quarter and answers with the one held meanwhile, never past its age', async () => {
+    const clock = fakeClock();
+    const cache = createMessageReadCache(clock);
+    await keptPage(cache, 'one');
+    const notCalled = vi.fn(() => deferred().promise);
+    clock.advance(749);
+    expect(await cache.page('general 1', notCalled)).toEqual(page('one'));
+    expect(notCalled).not.toHaveBeenCalled();
+
+    clock.advance(1);
+    const second = deferred();
+    const refresh = vi.fn(() => second.promise);
+    expect(await cache.page('general 1', refresh)).toEqual(page('one'));
+    expect(await cache.page('general 1', refresh)).toEqual(page('one'));
+    expect(refresh).toHaveBeenCalledTimes(1);
+    second.resolve(page('two'));
+    // The refresh awaited this promise first, so it has kept its answer by now.
+    await second.promise;
+    expect(await cache.page('general 1', notCalled)).toEqual(page('two'));
+    expect(notCalled).not.toHaveBeenCalled();
+
+    // 'two' was loaded from 750 ms: its refresh begins at 1,500 ms, and at 1,750 ms it has
+    // expired, so a read then waits for that refresh rather than take 'two'.
+    clock.advance(749);
+    expect(await cache.page('general 1', notCalled)).toEqual(page('two'));
+    clock.advance(1);
+    const third = deferred();
+    expect(await cache.page('general 1', () => third.promise)).toEqual(page('two'));
+    clock.advance(MESSAGE_READ_CACHE_MAX_AGE_MS - 750);
+    const waiting = cache.page('general 1', notCalled);
+    third.resolve(page('three'));
+    expect(await waiting).toEqual(page('three'));
+    expect(notCalled).not.toHaveBeenCalled();
+  });
+
+  it('goes on answering when a refresh fails, and lets the first read after expiry meet the failure', async () => {
+    const clock = fakeClock();
+    const cache = createMessageReadCache(clock);
+    await keptPage(cache, 'one');
+    clock.advance(800);
+    const failing = vi.fn(async () => {
+      throw new Error('database gone');
+    });
+    expect(await cache.page('general 1', failing)).toEqual(page('one'));
+    expect(failing).toHaveBeenCalled();
+    expect(await cache.page('general 1', failing)).toEqual(page('one'));
+    clock.advance(MESSAGE_READ_CACHE_MAX_AGE_MS - 800);
+    await expect(cache.page('general 1', failing)).rejects.toThrow('database gone');
+  });
+
+  it('keeps no load that a write overtook, so it cannot push out what was loaded after the write', async () => {
+    const cache = createMessageReadCache(fakeClock());
+    await keptPage(cache, 'one');
+    cache.written();
+    const overtaken = deferred();
+    const early = cache.page('general 1', () => overtaken.promise);
+    cache.written();
+    await keptPage(cache, 'after the write');
+    overtaken.resolve(page('before the write'));
+    expect(await early).toEqual(page('before the write'));
+    expect(await cache.page('general 1', async () => page('loaded again'))).toEqual(page('after the write'));
+  });
 });
