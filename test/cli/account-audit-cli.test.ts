@@ -1,7 +1,6 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCliBoard } from '../support/cli-board.js';
 import { runBaud } from '../support/run-baud.js';
 
 interface Entry {
@@ -19,14 +18,7 @@ describe('account changes at the console, and reading the whole audit log', () =
   const baud = (...args: string[]) => runBaud([...args, '--config', config], { cwd: dir });
 
   beforeAll(() => {
-    dir = mkdtempSync(path.join(tmpdir(), 'baud-account-audit-'));
-    config = path.join(dir, 'config.hjson');
-    const settings = {
-      paths: { dataDir: dir },
-      database: { url: `sqlite:${path.join(dir, 'baud.db')}` },
-      logging: { level: 'silent' },
-    };
-    writeFileSync(config, JSON.stringify(settings));
+    ({ dir, config } = createCliBoard('baud-account-audit-'));
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

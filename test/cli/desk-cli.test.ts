@@ -1,12 +1,11 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { readFileSync, rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONSOLE } from '../../src/admin/desk-service.js';
 import { base32Decode, timeStepAt, totpCode } from '../../src/auth/totp.js';
 import { openBoard } from '../../src/board.js';
 import type { Caller } from '../../src/caller.js';
 import { configFromObject } from '../../src/config/load-config.js';
+import { createCliBoard } from '../support/cli-board.js';
 import { runBaud } from '../support/run-baud.js';
 
 /** `baud user approve|reject|lock|unlock` and `baud audit`, as an operator runs them. */
@@ -16,15 +15,9 @@ describe("the desk's commands", () => {
   const baud = (...args: string[]) => runBaud([...args, '--config', config], { cwd: dir });
 
   beforeAll(async () => {
-    dir = mkdtempSync(path.join(tmpdir(), 'baud-desk-cli-'));
-    config = path.join(dir, 'config.hjson');
-    const settings = {
-      paths: { dataDir: dir },
-      database: { url: `sqlite:${path.join(dir, 'baud.db')}` },
-      logging: { level: 'silent' },
-    };
-    writeFileSync(config, JSON.stringify(settings));
-    const board = await openBoard(configFromObject(settings));
+    const created = createCliBoard('baud-desk-cli-');
+    ({ dir, config } = created);
+    const board = await openBoard(configFromObject(created.settings));
     try {
       for (const username of ['applicant', 'spammer']) {
         await board.registration.register({ username, password: 'long enough pw' }, '192.0.2.1');

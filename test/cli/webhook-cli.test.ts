@@ -1,7 +1,7 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCliBoard } from '../support/cli-board.js';
 import { runBaud } from '../support/run-baud.js';
 
 /** `baud webhook …` and `baud events tail`, as an operator runs them. */
@@ -11,19 +11,11 @@ describe('webhook and event commands', () => {
   const baud = (...args: string[]) => runBaud([...args, '--config', config], { cwd: dir });
 
   beforeAll(async () => {
-    dir = mkdtempSync(path.join(tmpdir(), 'baud-webhook-cli-'));
-    config = path.join(dir, 'config.hjson');
-    writeFileSync(
-      config,
-      JSON.stringify({
-        paths: { dataDir: dir },
-        database: { url: `sqlite:${path.join(dir, 'baud.db')}` },
-        logging: { level: 'silent' },
-        webhooks: { allowPrivateTargets: true },
-        messageConferences: { main: { name: 'Main', areas: { general: { name: 'General' } } } },
-        fileBase: { storageTags: { main: 'files' }, areas: { uploads: { name: 'Uploads', storageTags: ['main'] } } },
-      }),
-    );
+    ({ dir, config } = createCliBoard('baud-webhook-cli-', {
+      webhooks: { allowPrivateTargets: true },
+      messageConferences: { main: { name: 'Main', areas: { general: { name: 'General' } } } },
+      fileBase: { storageTags: { main: 'files' }, areas: { uploads: { name: 'Uploads', storageTags: ['main'] } } },
+    }));
     expect((await baud('user', 'add', 'alice', '--password', 'long enough pw')).code).toBe(0);
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,11 +1,11 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NotFoundError } from '../../src/errors.js';
 import { importMessages, MessageImportError } from '../../src/messages/message-import.js';
+import { createCliBoard } from '../support/cli-board.js';
 import { runBaud } from '../support/run-baud.js';
 import { describeEachDialect } from '../support/test-board.js';
 import { API, createMessageTestBoard, linesOf, MESSAGE_TEST_CONFIG, type MessageTestBoard } from './message-fixture.js';
@@ -186,27 +186,13 @@ describeEachDialect('message import', (dialect) => {
   });
 });
 
-/** A board directory with its config file (SQLite, the message test areas), for the CLI. */
-function createCliBoard(prefix: string): { dir: string; config: string } {
-  const dir = mkdtempSync(path.join(tmpdir(), prefix));
-  const config = path.join(dir, 'config.hjson');
-  writeFileSync(
-    config,
-    JSON.stringify({
-      paths: { dataDir: dir },
-      database: { url: `sqlite:${path.join(dir, 'baud.db')}` },
-      logging: { level: 'silent' },
-      messageConferences: MESSAGE_TEST_CONFIG.messageConferences,
-    }),
-  );
-  return { dir, config };
-}
-
 describe('baud message import', () => {
   let dir: string;
   let config: string;
   beforeAll(() => {
-    ({ dir, config } = createCliBoard('baud-message-cli-'));
+    ({ dir, config } = createCliBoard('baud-message-cli-', {
+      messageConferences: MESSAGE_TEST_CONFIG.messageConferences,
+    }));
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -291,7 +277,9 @@ describe('baud message import, batch after batch', () => {
   let dir: string;
   let config: string;
   beforeAll(() => {
-    ({ dir, config } = createCliBoard('baud-message-batches-'));
+    ({ dir, config } = createCliBoard('baud-message-batches-', {
+      messageConferences: MESSAGE_TEST_CONFIG.messageConferences,
+    }));
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
