@@ -87,11 +87,12 @@ export async function importMessages(
   const bulkWrite = store.startBulkWrite();
 
   async function commitBatch(pending: readonly PendingMessage[]): Promise<void> {
-    const batchLines = new Set(pending.map((message) => message.lineNumber));
-    // Replies to lines before this batch name committed lines: the batches before it are in.
-    const earlierParentIds = pending.flatMap(({ replyToLine }) =>
-      replyToLine === null || batchLines.has(replyToLine) ? [] : [idsByLine[replyToLine] as number],
-    );
+    // The batches before this one are in, so a reply to a line before it names a committed line;
+    // a reply within the batch names a line that has no id yet.
+    const earlierParentIds = pending.flatMap(({ replyToLine }) => {
+      const committedId = replyToLine === null ? undefined : idsByLine[replyToLine];
+      return committedId === undefined ? [] : [committedId];
+    });
     // RFC 3339 UTC strings with milliseconds sort as text.
     const newest = pending.map(({ row }) => row.timestamp).sort()[pending.length - 1] ?? '';
     const idByLine = await store.transaction(async (trx) => {
