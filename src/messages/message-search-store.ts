@@ -12,6 +12,7 @@ import {
   type PendingEntryMerges,
   relevanceSortKey,
   removeFromIndex,
+  type StoredFields,
 } from '../search/full-text-index.js';
 import { estimatedMatchShare, type WordShares } from '../search/match-share.js';
 import { MAX_RANKED_MATCHES } from '../search/relevance.js';
@@ -28,22 +29,27 @@ export interface IndexedMessage {
   readonly body: string;
 }
 
-/** Adds messages to the search index, in the transaction that stores them. */
+/** Where a message's indexed fields are stored (so that SQLite may read them from its row). */
+const MESSAGE_FIELDS: StoredFields = { table: 'messages', columns: ['subject', 'body'] };
+
+/** Adds stored messages to the search index, in the transaction that stored them. */
 export function indexMessages(db: Executor, dialect: Dialect, messages: readonly IndexedMessage[]) {
   return addToIndex(
     db,
     dialect,
     'message_search',
     messages.map(({ id, subject, body }) => ({ id, fields: [subject, body] })),
+    MESSAGE_FIELDS,
   );
 }
 
 /**
- * Stores message rows (`insertRows`, in the transaction `db`) and adds them to the search index,
- * the two at once: on PostgreSQL the transaction's connection runs one statement at a time, in
+ * Stores message rows (`insertRows`, in the transaction `db`) and adds them to the search index.
+ * On SQLite the index reads most texts from the rows (see addToIndex), so the rows go first. On
+ * PostgreSQL the two go at once: the transaction's connection runs one statement at a time, in
  * the order asked, so the index documents are encoded while the server inserts the rows instead
- * of after (in an import, encoding was the largest part of the index's cost left on its path).
- * Both are settled before this returns or throws — nothing of either may reach the connection
+ * of after (in an import, encoding was the largest part of the index's cost left on its path);
+ * both are settled before this returns or throws — nothing of either may reach the connection
  * after the transaction has ended.
  */
 export async function insertIndexedMessages(
@@ -52,6 +58,11 @@ export async function insertIndexedMessages(
   messages: readonly IndexedMessage[],
   insertRows: () => Promise<void>,
 ): Promise<void> {
+  if (dialect === 'sqlite') {
+    await insertRows();
+    await indexMessages(db, dialect, messages);
+    return;
+  }
   const outcomes = await Promise.allSettled([insertRows(), indexMessages(db, dialect, messages)]);
   for (const outcome of outcomes) if (outcome.status === 'rejected') throw outcome.reason;
 }

@@ -11,10 +11,10 @@ import {
 } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Executor } from '../../src/db/database.js';
-import { insertIndexedMessages } from '../../src/messages/message-search-store.js';
+import { indexMessages, insertIndexedMessages } from '../../src/messages/message-search-store.js';
 import { addToIndex, documentMatch, mergePendingEntriesBeside } from '../../src/search/full-text-index.js';
 import { parseSearchQuery } from '../../src/search/search-query.js';
-import { MESSAGE_TEST_CONFIG, seedMessages } from '../messages/message-fixture.js';
+import { ESC, MESSAGE_TEST_CONFIG, seedMessages } from '../messages/message-fixture.js';
 import { createTestBoard, describeEachDialect, type TestBoard } from '../support/test-board.js';
 
 /**
@@ -61,6 +61,95 @@ describeEachDialect('bulk loads into the search index', (dialect) => {
     );
     expect(Number(rows[0]?.n)).toBe(101);
   });
+});
+
+/**
+ * On SQLite most messages are indexed from their stored rows (FTS5 reads subject and body itself);
+ * the rest — text with colour codes to strip, words SQLite would fold otherwise — from the text
+ * made here. Either way a message's index entry is the one its text makes.
+ */
+describeEachDialect('messages indexed from their stored rows', (dialect) => {
+  let board: TestBoard;
+  let ids: number[];
+  /** One of each kind, so that one batch holds documents of both paths. */
+  const texts = [
+    { subject: 'Plain modem talk', body: 'The quick brown fox jumps over the lazy dog at 2400 baud.\n-- a sig' },
+    { subject: `${ESC}[1;31mRed${ESC}[0m alert`, body: 'modem |07pipe coloured|15 text' },
+    { subject: 'Café', body: 'Straße naïve — Скорость модема' },
+    { subject: 'Long', body: `${'a'.repeat(70)} short` },
+    { subject: 'Tabs\tand\r\nbreaks', body: 'a|b is not a colour code; MODEM' },
+  ];
+  beforeAll(async () => {
+    board = await createTestBoard(dialect, { config: MESSAGE_TEST_CONFIG });
+    await seedMessages(board, 'general', texts.length);
+    ids = (await board.board.db.selectFrom('messages').select('id').orderBy('id').execute()).map((row) => row.id);
+    for (const [index, text] of texts.entries()) {
+      await board.board.db
+        .updateTable('messages')
+        .set(text)
+        .where('id', '=', ids[index] as number)
+        .execute();
+    }
+    if (dialect === 'sqlite') {
+      await sql`CREATE VIRTUAL TABLE temp.message_search_words USING fts5vocab(main, 'message_search', 'instance')`.execute(
+        board.board.db,
+      );
+    }
+  });
+  afterAll(() => board.close());
+
+  const storedMessages = () =>
+    board.board.db.selectFrom('messages').select(['id', 'subject', 'body']).orderBy('id').execute();
+  /** Every message's index entry: each word FTS5 keeps with its place, or PostgreSQL's tsvector. */
+  const indexEntries = async () => {
+    const { rows } =
+      dialect === 'sqlite'
+        ? await sql<{ id: number; entry: string }>`
+            SELECT doc AS id, group_concat(term || ':' || "offset", ' ' ORDER BY "offset") AS entry
+              FROM temp.message_search_words GROUP BY doc ORDER BY doc`.execute(board.board.db)
+        : await sql<{ id: number; entry: string }>`
+            SELECT message_id AS id, document::text AS entry FROM message_search ORDER BY message_id`.execute(
+            board.board.db,
+          );
+    return rows;
+  };
+
+  it('gives every message the entry its text makes, whichever way it was indexed', async () => {
+    const messages = await storedMessages();
+    await sql`DELETE FROM message_search`.execute(board.board.db);
+    await board.board.db.transaction().execute((trx) => indexMessages(trx, dialect, messages));
+    const fromRows = await indexEntries();
+    await sql`DELETE FROM message_search`.execute(board.board.db);
+    await board.board.db.transaction().execute((trx) =>
+      addToIndex(
+        trx,
+        dialect,
+        'message_search',
+        messages.map(({ id, subject, body }) => ({ id, fields: [subject, body] })),
+      ),
+    );
+    expect(fromRows.map((row) => row.id)).toEqual(ids);
+    expect(fromRows).toEqual(await indexEntries());
+    expect(fromRows[0]?.entry).toContain('lazy');
+    expect(fromRows[1]?.entry).not.toContain('31m');
+    expect(fromRows[2]?.entry).toContain('strasse');
+  });
+
+  it.runIf(dialect === 'sqlite')(
+    'refuses to index a message that is not stored, and the batch goes with it',
+    async () => {
+      await sql`DELETE FROM message_search`.execute(board.board.db);
+      const missing = { id: (ids.at(-1) as number) + 1000, subject: 'Not stored', body: 'nowhere' };
+      const messages = await storedMessages();
+      await expect(
+        board.board.db.transaction().execute((trx) => indexMessages(trx, dialect, [...messages, missing])),
+      ).rejects.toThrow(
+        // The plain text, the tabs and line breaks, and the missing one are read from rows; the rest go as text.
+        'message_search: 3 documents to index from messages, 2 found there',
+      );
+      expect(await indexEntries()).toEqual([]);
+    },
+  );
 });
 
 describeEachDialect('merging the pending entries beside a bulk write', (dialect) => {
