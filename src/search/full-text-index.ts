@@ -358,10 +358,11 @@ async function prepareBulkLoad(db: Executor): Promise<void> {
  *
  * On SQLite, documents stored in `storedIn` (written already, in this transaction) whose fields
  * FTS5 may take as they are (`isIndexableAsStored`: most text) are read by FTS5 from their rows,
- * in one `INSERT … SELECT`. In a bulk import on the SQLite worker thread, copying each text
- * joined once more here and posting the copy to the worker was a tenth of the import's time:
- * 3.5 s a 1,000,000 messages to join them in this thread, then a second copy of every body
- * (about 440 MiB) written to the worker and read back there.
+ * in one `INSERT … SELECT`. A bulk import runs its statements on a worker thread, and the
+ * copies this spares were the index's largest cost outside FTS5: each message's fields joined
+ * into a new string in this thread (3.5 s per 1,000,000 messages, timed alone), that second copy
+ * of every text (about 440 MiB) written for the worker and read back there, one INSERT of it
+ * per 1,000 documents.
  *
  * On PostgreSQL the documents of one INSERT are encoded while the server runs the one before:
  * encoding is most of the index's cost in Node, and the importing process otherwise waited for
