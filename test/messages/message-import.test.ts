@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NotFoundError } from '../../src/errors.js';
 import { importMessages, MessageImportError } from '../../src/messages/message-import.js';
 import { createCliBoard } from '../support/cli-board.js';
-import { runBaud } from '../support/run-baud.js';
+import { runBaud, runBaudProcess } from '../support/run-baud.js';
 import { describeEachDialect } from '../support/test-board.js';
 import { API, createMessageTestBoard, linesOf, MESSAGE_TEST_CONFIG, type MessageTestBoard } from './message-fixture.js';
 
@@ -316,6 +316,58 @@ describe('baud message import, batch after batch', () => {
     }
     expect(stored[10_001]?.root).toBe(idOfLine(1));
     expect(stored.filter((message) => message.replyTo !== null)).toHaveLength(5);
+  });
+
+  it('lets two imports into one area at once each keep their order, replies, counts and index', async () => {
+    const files = ['x', 'y'].map((prefix) => {
+      const lines = Array.from({ length: 12_000 }, (_, index) =>
+        good(`${prefix}${index + 1}`, (index + 1) % 10 === 0 ? { replyTo: index - 6 } : {}),
+      );
+      const file = path.join(dir, `at-once-${prefix}.jsonl`);
+      writeFileSync(file, `${lines.join('\n')}\n`);
+      return file;
+    });
+    // Two processes, as two sysops' shells would run them: their batches take turns at SQLite's write lock.
+    const results = await Promise.all(
+      files.map((file) =>
+        runBaudProcess(['message', 'import', 'members', file, '--config', config, '--json'], { cwd: dir }),
+      ),
+    );
+    for (const result of results) {
+      expect(result.code, result.stderr).toBe(0);
+      expect(JSON.parse(result.stdout)).toEqual({ areaTag: 'members', imported: 12_000 });
+      expect(result.stderr).toBe('imported 5000 messages …\nimported 10000 messages …\nimported 12000 messages …\n');
+    }
+    const stored = messagesIn('members');
+    expect(stored).toHaveLength(24_000);
+    const subjectOf = new Map(stored.map((message) => [message.id, message.subject]));
+    for (const prefix of ['x', 'y']) {
+      const own = stored.filter((message) => message.subject.startsWith(prefix));
+      // Each file's lines in its own order, whatever the other's batches took between them.
+      expect(own.map((message) => message.subject)).toEqual(
+        Array.from({ length: 12_000 }, (_, index) => `${prefix}${index + 1}`),
+      );
+      for (const [index, message] of own.entries()) {
+        const line = index + 1;
+        expect(message.replyTo === null ? null : subjectOf.get(message.replyTo)).toBe(
+          line % 10 === 0 ? `${prefix}${line - 7}` : null,
+        );
+      }
+    }
+    const connection = new BetterSqlite3(path.join(dir, 'baud.db'), { readonly: true });
+    try {
+      const counted = connection
+        .prepare(
+          `SELECT (SELECT message_count FROM message_areas WHERE area_tag = 'members') AS areaCount,
+                  (SELECT live_count FROM message_live_counts WHERE area_tag = 'members' AND node = 0) AS liveCount,
+                  (SELECT count(*) FROM message_search JOIN messages ON messages.id = message_search.rowid
+                    WHERE message_search MATCH 'body' AND messages.area_tag = 'members') AS indexed`,
+        )
+        .get();
+      expect(counted).toEqual({ areaCount: 24_000, liveCount: 24_000, indexed: 24_000 });
+    } finally {
+      connection.close();
+    }
   });
 
   it('counts the batch that was committing when a bad line stopped the next', async () => {
