@@ -283,19 +283,21 @@ describe('baud message import, batch after batch', () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  const messagesIn = (areaTag: string) => {
+  /** The board's database as the CLI left it, read beside it (SQL, then its parameters). */
+  const readBoard = (query: string, ...parameters: unknown[]) => {
     const connection = new BetterSqlite3(path.join(dir, 'baud.db'), { readonly: true });
     try {
-      return connection
-        .prepare(
-          `SELECT id, subject, reply_to_message_id AS replyTo, thread_root_id AS root FROM messages
-            WHERE area_tag = ? ORDER BY id`,
-        )
-        .all(areaTag) as { id: number; subject: string; replyTo: number | null; root: number }[];
+      return connection.prepare(query).all(...parameters);
     } finally {
       connection.close();
     }
   };
+  const messagesIn = (areaTag: string) =>
+    readBoard(
+      `SELECT id, subject, reply_to_message_id AS replyTo, thread_root_id AS root FROM messages
+        WHERE area_tag = ? ORDER BY id`,
+      areaTag,
+    ) as { id: number; subject: string; replyTo: number | null; root: number }[];
 
   it('links replies to the batch still committing and to earlier ones, over three batches', async () => {
     const replies: Record<number, number> = { 5001: 5000, 5002: 4999, 10001: 1, 10002: 10_001, 12000: 9_999 };
@@ -354,20 +356,14 @@ describe('baud message import, batch after batch', () => {
         );
       }
     }
-    const connection = new BetterSqlite3(path.join(dir, 'baud.db'), { readonly: true });
-    try {
-      const counted = connection
-        .prepare(
-          `SELECT (SELECT message_count FROM message_areas WHERE area_tag = 'members') AS areaCount,
-                  (SELECT live_count FROM message_live_counts WHERE area_tag = 'members' AND node = 0) AS liveCount,
-                  (SELECT count(*) FROM message_search JOIN messages ON messages.id = message_search.rowid
-                    WHERE message_search MATCH 'body' AND messages.area_tag = 'members') AS indexed`,
-        )
-        .get();
-      expect(counted).toEqual({ areaCount: 24_000, liveCount: 24_000, indexed: 24_000 });
-    } finally {
-      connection.close();
-    }
+    expect(
+      readBoard(
+        `SELECT (SELECT message_count FROM message_areas WHERE area_tag = 'members') AS areaCount,
+                (SELECT live_count FROM message_live_counts WHERE area_tag = 'members' AND node = 0) AS liveCount,
+                (SELECT count(*) FROM message_search JOIN messages ON messages.id = message_search.rowid
+                  WHERE message_search MATCH 'body' AND messages.area_tag = 'members') AS indexed`,
+      ),
+    ).toEqual([{ areaCount: 24_000, liveCount: 24_000, indexed: 24_000 }]);
   });
 
   it('counts the batch that was committing when a bad line stopped the next', async () => {
